@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from kubectl_machinepool.cli import main
+
+main()

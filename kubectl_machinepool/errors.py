@@ -1,0 +1,46 @@
+"""Domain errors and exit codes.
+
+Every failure a user can cause or meet (bad flags, unreachable cluster, RBAC, missing objects) is
+one of these, raised where it is detected and turned into `error: …` + `hint: …` once, in cli.main.
+Any other exception is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    ERROR = 1
+    USAGE = 2
+    # A guarded write declined to act; nothing changed (kubectl keeps 3 for "nothing changed").
+    REFUSED = 3
+    INTERRUPTED = 130
+
+
+class MachinePoolError(Exception):
+    """An expected failure with a one-line message and an optional hint."""
+
+    exit_code = ExitCode.ERROR
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class ConfigError(MachinePoolError):
+    """Kubeconfig, context or flag values that cannot be used."""
+
+
+class ClusterAccessError(MachinePoolError):
+    """The API server could not be reached, or refused us (401/403), or timed out."""
+
+
+class NotFoundError(MachinePoolError):
+    """A named object or API does not exist."""
+
+
+class UsageError(MachinePoolError):
+    exit_code = ExitCode.USAGE

@@ -1,0 +1,250 @@
+"""The only module that talks to Kubernetes.
+
+It speaks raw JSON over the client's REST layer (no typed models, which cost seconds to import
+and reject unknown fields), lists each kind once per scope, and translates every transport or API
+failure into a MachinePoolError. What it returns is plain data: a Snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
+from kubectl_machinepool.errors import ClusterAccessError, MachinePoolError, NotFoundError
+from kubectl_machinepool.kubeconfig import Connection, load_connection
+from kubectl_machinepool.options import AccessOptions
+from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
+
+LIST_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def path(self, namespace: str | None) -> str:
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace:
+            return f"{base}/namespaces/{namespace}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+    def describe(self) -> str:
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+class Kube:
+    """A connection to one API server plus a per-run cache of API discovery."""
+
+    def __init__(self, connection: Connection, request_timeout: float | None) -> None:
+        from kubernetes.client.api_client import ApiClient
+
+        connection.configuration.retries = False  # fail fast and say why, like kubectl
+        self.connection = connection
+        self._client = ApiClient(connection.configuration)
+        self._timeout = request_timeout
+        self._resources: dict[tuple[str, str], Resource] = {}
+
+    @classmethod
+    def connect(cls, access: AccessOptions) -> Kube:
+        return cls(load_connection(access.kubeconfig, access.context), access.request_timeout)
+
+    def __enter__(self) -> Kube:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client.close()
+
+    @property
+    def where(self) -> str:
+        ctx = self.connection.context
+        return f"context {ctx!r} ({self.connection.server})" if ctx else self.connection.server
+
+    # -- transport ---------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, query: dict[str, str] | None = None) -> Any:
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
+
+        url_path = path + ("?" + urlencode(query) if query else "")
+        try:
+            _, url, headers, _, _ = self._client.param_serialize(
+                method,
+                url_path,
+                header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+            )
+            response = self._client.call_api(method, url, headers, _request_timeout=self._timeout)
+            status, body = response.status, response.read()
+        except urllib3.exceptions.TimeoutError as err:
+            raise ClusterAccessError(
+                f"the API server of {self.where} did not answer within the request timeout",
+                hint="raise --request-timeout, or check that the server is reachable",
+            ) from err
+        except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
+            raise ClusterAccessError(
+                f"cannot reach the API server of {self.where}: {_reason(err)}",
+                hint="check --context and --kubeconfig, and that the cluster is up",
+            ) from err
+        if 200 <= status < 300:
+            return json.loads(body)
+        raise self._api_error(method, path, status, body)
+
+    def _api_error(self, method: str, path: str, status: int, body: bytes) -> MachinePoolError:
+        try:
+            message = json.loads(body).get("message") or ""
+        except (ValueError, AttributeError):
+            message = ""
+        message = message or f"{method} {path} returned HTTP {status}"
+        if status == 401:
+            return ClusterAccessError(
+                f"the API server of {self.where} rejected the credentials (401 Unauthorized)",
+                hint="log in again or refresh the credentials of this context",
+            )
+        if status == 403:
+            return ClusterAccessError(message, hint="ask an administrator for RBAC access to it")
+        if status == 404:
+            return NotFoundError(message)
+        return MachinePoolError(f"{message} (HTTP {status})")
+
+    def list(
+        self, resource: Resource, namespace: str | None, selector: str | None = None
+    ) -> list[RawObject]:
+        """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in."""
+        items: list[RawObject] = []
+        query: dict[str, str] = {"limit": str(LIST_CHUNK)}
+        if selector:
+            query["labelSelector"] = selector
+        while True:
+            page = self.request("GET", resource.path(namespace), query)
+            for item in page.get("items") or []:
+                # List items come without TypeMeta; keep them shaped like `kubectl get -o yaml`.
+                item.setdefault("apiVersion", resource.api_version)
+                item.setdefault("kind", resource.kind)
+                items.append(item)
+            token = (page.get("metadata") or {}).get("continue")
+            if not token:
+                return items
+            query["continue"] = token
+
+    # -- discovery ---------------------------------------------------------------------------
+
+    def capi_version(self) -> str:
+        """The Cluster API version to read: v1beta2 (CAPI 1.11+) when served, else v1beta1."""
+        try:
+            group = self.request("GET", f"/apis/{CAPI_GROUP}")
+        except NotFoundError:
+            raise NotFoundError(
+                f"Cluster API is not installed on {self.where}: "
+                f"the {CAPI_GROUP} API group is not served",
+                hint="MachinePools live on the management cluster; check --context",
+            ) from None
+        served = [v.get("version") for v in group.get("versions") or []]
+        for version in ("v1beta2", "v1beta1"):
+            if version in served:
+                return version
+        raise NotFoundError(
+            f"{self.where} serves {CAPI_GROUP} only in {', '.join(map(str, served))}",
+            hint="supported: Cluster API v1beta1 (up to 1.10) and v1beta2 (1.11 and later)",
+        )
+
+    def resource(self, group: str, kind: str, preferred: str | None = None) -> Resource:
+        """Resolve group+kind to a served version and plural, as Cluster API does, cached per run.
+
+        v1beta2 references carry no version: read it from the CRD's contract label; without
+        permission to read CRDs, fall back to API discovery.
+        """
+        key = (group, kind)
+        if key not in self._resources:
+            found = self._from_crd(group, kind, preferred) or self._from_discovery(
+                group, kind, preferred
+            )
+            if found is None:
+                raise NotFoundError(f"no API on {self.where} serves kind {kind} in group {group}")
+            self._resources[key] = found
+        return self._resources[key]
+
+    def _from_crd(self, group: str, kind: str, preferred: str | None) -> Resource | None:
+        path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd_plural(kind)}.{group}"
+        try:
+            crd = self.request("GET", path)
+        except (NotFoundError, ClusterAccessError):
+            return None
+        spec = crd.get("spec") or {}
+        served = [v["name"] for v in spec.get("versions") or [] if v.get("served")]
+        labels = (crd.get("metadata") or {}).get("labels") or {}
+        by_contract = [v for v in contract_versions(labels) if v in served]
+        version = preferred if preferred in served else newest(by_contract) or newest(served)
+        if version is None:
+            return None
+        names = spec.get("names") or {}
+        return Resource(
+            group,
+            version,
+            kind,
+            names.get("plural", crd_plural(kind)),
+            spec.get("scope") != "Cluster",
+        )
+
+    def _from_discovery(self, group: str, kind: str, preferred: str | None) -> Resource | None:
+        try:
+            api_group = self.request("GET", f"/apis/{group}")
+        except NotFoundError:
+            return None
+        versions = [v["version"] for v in api_group.get("versions") or []]
+        versions.sort(key=lambda v: (v == preferred, version_priority(v)), reverse=True)
+        for version in versions:
+            for res in self.request("GET", f"/apis/{group}/{version}").get("resources") or []:
+                if res.get("kind") == kind and "/" not in res.get("name", ""):
+                    return Resource(group, version, kind, res["name"], bool(res.get("namespaced")))
+        return None
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def read_pools(self, namespace: str | None, selector: str | None) -> Snapshot:
+        """MachinePools in scope and their infra pools: one LIST per kind, no per-object GETs."""
+        capi = self.capi_version()
+        pools = self.list(
+            Resource(CAPI_GROUP, capi, "MachinePool", "machinepools"), namespace, selector
+        )
+        notes: list[str] = []
+        objects: list[RawObject] = list(pools)
+        for (group, kind), version in sorted(_infra_kinds(pools).items()):
+            try:
+                objects.extend(self.list(self.resource(group, kind, version), namespace))
+            except (ClusterAccessError, NotFoundError) as err:
+                notes.append(
+                    f"cannot read {kind} objects, so MACHINES shows <unknown>: {err.message}"
+                )
+        return Snapshot.of(objects, notes)
+
+
+def _infra_kinds(pools: list[RawObject]) -> dict[tuple[str, str], str | None]:
+    """(group, kind) of every infra pool referenced, with the version a v1beta1 ref names."""
+    kinds: dict[tuple[str, str], str | None] = {}
+    for pool in pools:
+        ref = ((pool.get("spec") or {}).get("template") or {}).get("spec", {}).get(
+            "infrastructureRef"
+        ) or {}
+        if not ref.get("kind"):
+            continue
+        api_version = ref.get("apiVersion", "")
+        group = ref.get("apiGroup") or group_of(api_version)
+        kinds.setdefault((group, ref["kind"]), api_version.rpartition("/")[2] or None)
+    return kinds
+
+
+def _reason(err: BaseException) -> str:
+    """The useful last part of a urllib3/ssl error, on one line."""
+    text = str(getattr(err, "reason", None) or err).strip().splitlines()[-1]
+    return text.rsplit("] ", 1)[-1] if "[Errno" in text else text

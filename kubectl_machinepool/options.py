@@ -1,0 +1,60 @@
+"""What the user asked for, as frozen values built once from the flags and passed down."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from kubectl_machinepool.errors import UsageError
+
+ColorMode = Literal["auto", "always", "never"]
+
+_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_UNIT_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+
+def parse_duration(text: str, flag: str) -> float | None:
+    """Parse a kubectl duration ("0", "30", "1m30s", "500ms") to seconds; 0 means no limit (None).
+
+    kubectl takes a bare integer as seconds and otherwise Go's time.ParseDuration syntax.
+    """
+    value = text.strip()
+    if value.isdigit():
+        seconds = float(value)
+    else:
+        parts = _GO_DURATION_PART.findall(value)
+        if not parts or "".join(n + u for n, u in parts) != value:
+            raise UsageError(
+                f"invalid value {text!r} for {flag}",
+                hint="use a number with a unit, e.g. 5s, 2m or 1m30s (0 = no limit)",
+            )
+        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    return seconds or None
+
+
+@dataclass(frozen=True, slots=True)
+class AccessOptions:
+    """Where to read from: the kubectl connection flags plus the object scope."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    namespace: str | None = None
+    all_namespaces: bool = False
+    selector: str | None = None
+    request_timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputOptions:
+    format: str = "table"
+    no_headers: bool = False
+    color: bool = False

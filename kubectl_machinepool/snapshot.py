@@ -1,0 +1,53 @@
+"""The boundary between reading and thinking: raw objects as the API (or a dump) gave them.
+
+Everything after a Snapshot is pure: the same Snapshot built from a live cluster or from a
+`kubectl get -o yaml` file gives the same model and the same output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+RawObject = dict[str, Any]
+
+CAPI_GROUP = "cluster.x-k8s.io"
+
+
+def group_of(api_version: str) -> str:
+    return api_version.rpartition("/")[0] if "/" in api_version else ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    objects: tuple[RawObject, ...] = ()
+    # Things that could not be read (RBAC, missing CRDs): shown to the user, never fatal.
+    notes: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def of(cls, objects: Iterable[RawObject], notes: Iterable[str] = ()) -> Snapshot:
+        return cls(tuple(objects), tuple(notes))
+
+    def of_kind(self, group: str, kind: str) -> Iterator[RawObject]:
+        for obj in self.objects:
+            if obj.get("kind") == kind and group_of(str(obj.get("apiVersion", ""))) == group:
+                yield obj
+
+    @cached_property
+    def _by_identity(self) -> dict[tuple[str, str, str, str], RawObject]:
+        index: dict[tuple[str, str, str, str], RawObject] = {}
+        for obj in self.objects:
+            meta = obj.get("metadata") or {}
+            key = (
+                group_of(str(obj.get("apiVersion", ""))),
+                str(obj.get("kind", "")),
+                str(meta.get("namespace", "")),
+                str(meta.get("name", "")),
+            )
+            index[key] = obj
+        return index
+
+    def find(self, group: str, kind: str, namespace: str, name: str) -> RawObject | None:
+        return self._by_identity.get((group, kind, namespace, name))
