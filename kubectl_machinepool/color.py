@@ -1,0 +1,38 @@
+"""When to colour, and the colours we use. Renderers get the decision; they never probe a tty."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TextIO
+
+from colorama import Fore, Style
+
+from kubectl_machinepool.options import ColorMode
+
+
+def use_color(mode: ColorMode, stream: TextIO, env: Mapping[str, str]) -> bool:
+    """--color=always wins; else colour only a terminal, and never with NO_COLOR or TERM=dumb."""
+    if mode == "always":
+        return True
+    if mode == "never" or env.get("NO_COLOR") or env.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    enabled: bool
+
+    def _paint(self, text: str, code: str) -> str:
+        return f"{code}{text}{Style.RESET_ALL}" if self.enabled and text else text
+
+    def good(self, text: str) -> str:
+        return self._paint(text, Fore.GREEN)
+
+    def warn(self, text: str) -> str:
+        return self._paint(text, Fore.YELLOW)
+
+    def bad(self, text: str) -> str:
+        return self._paint(text, Fore.RED)
