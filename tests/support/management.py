@@ -1,0 +1,106 @@
+"""A test management cluster: an API server serving one Cluster API generation's CRDs."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import crds
+from .controlplane import APIServer, ControlPlane, User
+from .kinds import Kinds
+from .kubeapi import KubeAPI
+
+
+@dataclass
+class ManagementCluster:
+    """A test management cluster: an API server with CAPI and provider CRDs of one generation."""
+
+    generation: str
+    server: APIServer
+    api: KubeAPI
+    namespaces: list[str] = field(default_factory=list)
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.server.admin.kubeconfig
+
+    def new_namespace(self) -> str:
+        name = f"t-{secrets.token_hex(4)}"
+        self.api.request(
+            "POST",
+            "/api/v1/namespaces",
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+        )
+        self.namespaces.append(name)
+        return name
+
+    def create(self, objects: list[dict[str, Any]]) -> None:
+        self.api.create_all(objects)
+
+    def api_as(self, user: User) -> KubeAPI:
+        return KubeAPI(self.server.server, self.server.ssl_context(user), self.api.kinds)
+
+    def workload_kubeconfig_secret(self, namespace: str, cluster: str) -> dict[str, Any]:
+        """The `<cluster>-kubeconfig` Secret CAPI writes, pointing at this same API server."""
+        kubeconfig = yaml.safe_dump(
+            self.server.kubeconfig_dict(self.server.admin, f"{cluster}-admin@{cluster}")
+        )
+        secret = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "cluster.x-k8s.io/secret",
+            "metadata": {
+                "name": f"{cluster}-kubeconfig",
+                "namespace": namespace,
+                "labels": {"cluster.x-k8s.io/cluster-name": cluster},
+            },
+            "data": {"value": base64.b64encode(kubeconfig.encode()).decode()},
+        }
+        self.api.create(secret)
+        return secret
+
+    def grant(self, user: str, namespace: str | None, rules: list[dict[str, Any]]) -> None:
+        """Give a user exactly these RBAC rules, in a namespace or (None) cluster-wide."""
+        name = f"{user}-{secrets.token_hex(3)}"
+        scope = {"namespace": namespace} if namespace else {}
+        role_kind = "Role" if namespace else "ClusterRole"
+        self.api.create(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": role_kind,
+                "metadata": {"name": name, **scope},
+                "rules": rules,
+            }
+        )
+        self.api.create(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": f"{role_kind}Binding",
+                "metadata": {"name": name, **scope},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": role_kind,
+                    "name": name,
+                },
+                "subjects": [
+                    {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}
+                ],
+            }
+        )
+
+
+_clusters: dict[str, ManagementCluster] = {}
+
+
+def management_cluster(control_plane: ControlPlane, generation: str) -> ManagementCluster:
+    if generation not in _clusters:
+        server = control_plane.server(generation)
+        api = KubeAPI(server.server, server.ssl_context(), Kinds())
+        crds.install(api, crds.capi_crds(generation) + crds.provider_crds())
+        _clusters[generation] = ManagementCluster(generation, server, api)
+    return _clusters[generation]
