@@ -86,19 +86,25 @@ class Kube:
             )
             response = self._client.call_api(method, url, headers, _request_timeout=self._timeout)
             status, body = response.status, response.read()
+        except urllib3.exceptions.NewConnectionError as err:
+            # Caught first: urllib3 derives it from its timeout errors.
+            raise self._unreachable(err) from err
         except urllib3.exceptions.TimeoutError as err:
             raise ClusterAccessError(
                 f"the API server of {self.where} did not answer within the request timeout",
                 hint="raise --request-timeout, or check that the server is reachable",
             ) from err
         except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
-            raise ClusterAccessError(
-                f"cannot reach the API server of {self.where}: {_reason(err)}",
-                hint="check --context and --kubeconfig, and that the cluster is up",
-            ) from err
+            raise self._unreachable(err) from err
         if 200 <= status < 300:
             return json.loads(body)
         raise self._api_error(method, path, status, body)
+
+    def _unreachable(self, err: BaseException) -> ClusterAccessError:
+        return ClusterAccessError(
+            f"cannot reach the API server of {self.where}: {_reason(err)}",
+            hint="check --context and --kubeconfig, and that the cluster is up",
+        )
 
     def _api_error(self, method: str, path: str, status: int, body: bytes) -> MachinePoolError:
         try:

@@ -32,7 +32,7 @@ PR_SET_PDEATHSIG = 1
 START_TIMEOUT = float(os.environ.get("TEST_APISERVER_START_TIMEOUT", "90"))
 
 
-def testbin_dir() -> Path:
+def binaries_dir() -> Path:
     if os.environ.get("KUBEBUILDER_ASSETS"):
         return Path(os.environ["KUBEBUILDER_ASSETS"])
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -49,7 +49,7 @@ def pinned_versions() -> dict[str, str]:
 
 def missing_testbin() -> list[str]:
     """What the test cluster needs and is absent, by name (empty when everything is there)."""
-    base, versions = testbin_dir(), pinned_versions()
+    base, versions = binaries_dir(), pinned_versions()
     needed = [base / name for name in ("etcd", "kube-apiserver", "kubectl")]
     needed += [
         base / "crds" / f"capi-{versions[key]}" / ".complete"
@@ -122,7 +122,7 @@ class Etcd:
         self.process = Process(
             "etcd",
             [
-                str(testbin_dir() / "etcd"),
+                str(binaries_dir() / "etcd"),
                 f"--data-dir={workdir / 'etcd'}",
                 f"--listen-client-urls={self.url}",
                 f"--advertise-client-urls={self.url}",
@@ -171,7 +171,7 @@ class APIServer:
         self.process = Process(
             f"kube-apiserver-{name}",
             [
-                str(testbin_dir() / "kube-apiserver"),
+                str(binaries_dir() / "kube-apiserver"),
                 f"--etcd-servers={etcd.url}",
                 f"--etcd-prefix=/registry-{name}",
                 "--bind-address=127.0.0.1",

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .controlplane import pinned_versions, testbin_dir
+from .controlplane import binaries_dir, pinned_versions
 from .kinds import provider_kinds
 from .kubeapi import APIError, KubeAPI
 
@@ -26,7 +26,7 @@ CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 def capi_crd_dir(generation: str) -> Path:
     versions = pinned_versions()
     capi = versions["CAPI_VERSION"] if generation == "v1beta2" else versions["CAPI_V1BETA1_VERSION"]
-    return testbin_dir() / "crds" / f"capi-{capi}"
+    return binaries_dir() / "crds" / f"capi-{capi}"
 
 
 def single_version(crd: dict[str, Any], version: str) -> dict[str, Any]:

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite golden files from the current output"
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """Compare text with tests/golden/<name>; --update-golden rewrites the file instead."""
+
+    def check(name: str, actual: str) -> None:
+        path = GOLDEN / name
+        if request.config.getoption("--update-golden"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(actual)
+            return
+        if not path.exists():
+            pytest.fail(f"no golden file {path}; run pytest --update-golden and review the diff")
+        expected = path.read_text()
+        if actual != expected:
+            diff = "".join(
+                difflib.unified_diff(
+                    expected.splitlines(True), actual.splitlines(True), str(path), "actual"
+                )
+            )
+            pytest.fail(f"output differs from {path}:\n{diff}")
+
+    return check

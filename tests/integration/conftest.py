@@ -1,0 +1,57 @@
+"""Fixtures for tests against real kube-apiservers holding the real Cluster API CRDs.
+
+One etcd and up to two API servers per run: `v1beta2` serves Cluster API v1.14 CRDs cut to
+v1beta2, `v1beta1` serves v1.10 CRDs (v1beta1 MachinePool), both with the provider CRDs.
+Each test gets fresh namespaces; nothing is cleaned up inside the servers (no controllers run
+here, so namespaces would never finish terminating), the whole control plane goes at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.controlplane import ControlPlane, missing_testbin
+from support.management import ManagementCluster, management_cluster
+
+GENERATIONS = ["v1beta2", "v1beta1"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def control_plane() -> Iterator[ControlPlane]:
+    missing = missing_testbin()
+    if missing:
+        message = (
+            f"test cluster binaries missing ({', '.join(missing)}); run tests/testbin/build.sh"
+        )
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    plane = ControlPlane()
+    yield plane
+    plane.stop()
+
+
+@pytest.fixture(params=GENERATIONS)
+def mgmt(request: pytest.FixtureRequest, control_plane: ControlPlane) -> ManagementCluster:
+    """Each test using this runs once per Cluster API generation."""
+    return management_cluster(control_plane, request.param)
+
+
+@pytest.fixture
+def v1beta2(control_plane: ControlPlane) -> ManagementCluster:
+    return management_cluster(control_plane, "v1beta2")
+
+
+@pytest.fixture
+def namespace(mgmt: ManagementCluster) -> str:
+    return mgmt.new_namespace()

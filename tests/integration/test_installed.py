@@ -1,0 +1,133 @@
+"""The plugin as users get it: installed by pip, found and run by the real kubectl."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from support.controlplane import binaries_dir
+from support.objects import list_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def installed_plugin() -> Path:
+    """The console script `pip install -e .[test]` put next to this interpreter."""
+    script = Path(sys.executable).parent / "kubectl-machinepool"
+    if not script.exists():
+        message = f"{script} is missing: install the package with pip install -e '.[test]'"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return script
+
+
+def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    # Outside the repository, so `python -c` cannot import the package from the working tree.
+    return subprocess.run(
+        argv, env=env, cwd="/", capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.fixture
+def plugin_env(v1beta2, tmp_path: Path) -> dict[str, str]:
+    """A shell-like environment: the plugin and the built kubectl on PATH, the test cluster's kubeconfig."""
+    return {
+        "PATH": os.pathsep.join(
+            [str(installed_plugin().parent), str(binaries_dir()), "/usr/bin", "/bin"]
+        ),
+        "HOME": str(tmp_path),
+        "KUBECONFIG": str(v1beta2.kubeconfig),
+    }
+
+
+def test_kubectl_dispatches_to_the_plugin(v1beta2, plugin_env: dict[str, str]) -> None:
+    ns = v1beta2.new_namespace()
+    v1beta2.create(list_scenario("v1beta2", ns))
+    kubectl = str(binaries_dir() / "kubectl")
+
+    plugins = run([kubectl, "plugin", "list"], plugin_env)
+    assert str(installed_plugin()) in plugins.stdout
+
+    via_kubectl = run([kubectl, "machinepool", "list", "-n", ns, "-o", "json"], plugin_env)
+    direct = run([str(installed_plugin()), "list", "-n", ns, "-o", "json"], plugin_env)
+    assert (via_kubectl.returncode, via_kubectl.stderr) == (0, "")
+    assert json.loads(via_kubectl.stdout) == json.loads(direct.stdout)
+    assert len(json.loads(via_kubectl.stdout)["items"]) == 4
+
+    table = run([kubectl, "machinepool", "list", "-n", ns], plugin_env)
+    assert table.stdout.splitlines()[0].split()[:2] == ["NAME", "CLUSTER"]
+
+    completion = run([kubectl, "__complete", "machinepool", "li"], plugin_env)
+    assert completion.stdout.splitlines() == ["list", ":4"]
+
+
+def test_pip_install_in_a_fresh_venv(v1beta2, tmp_path: Path) -> None:
+    """`pip install .` gives both executables, and they work against the test cluster."""
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    wheels = tmp_path / "wheels"
+    built = run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(REPO)], dict(os.environ))
+    assert built.returncode == 0, built.stderr
+    fresh = tmp_path / "fresh"
+    assert (
+        run(
+            [sys.executable, "-m", "venv", "--without-pip", str(fresh)], dict(os.environ)
+        ).returncode
+        == 0
+    )
+    wheel = next(wheels.glob("kubectl_machinepool-*.whl"))
+    installed = run(
+        [*pip, "--python", str(fresh / "bin" / "python"), "install", "--no-deps", str(wheel)],
+        dict(os.environ),
+    )
+    assert installed.returncode == 0, installed.stderr
+    # Dependencies come from this test environment instead of a second download.
+    site = Path(
+        run(
+            [
+                str(fresh / "bin" / "python"),
+                "-c",
+                "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+            ],
+            {},
+        ).stdout.strip()
+    )
+    (site / "test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+
+    env = {"PATH": str(fresh / "bin"), "HOME": str(tmp_path), "KUBECONFIG": str(v1beta2.kubeconfig)}
+    where = run(
+        [str(fresh / "bin" / "python"), "-c", "import kubectl_machinepool as k; print(k.__file__)"],
+        env,
+    )
+    assert where.stdout.startswith(str(fresh))
+    version = run([str(fresh / "bin" / "kubectl-machinepool"), "--version"], env)
+    assert version.stdout.startswith("kubectl-machinepool ")
+    assert run([str(fresh / "bin" / "kubectl-machinepool"), "--help"], env).returncode == 0
+    completer = run([str(fresh / "bin" / "kubectl_complete-machinepool"), ""], env)
+    assert completer.returncode == 0
+    packaged = run(
+        [
+            str(fresh / "bin" / "python"),
+            "-c",
+            "import importlib.resources as r; print(sorted(p.name for p in r.files('kubectl_machinepool.completions').iterdir()))",
+        ],
+        env,
+    )
+    assert "kubectl-machinepool.bash" in packaged.stdout
+
+    ns = v1beta2.new_namespace()
+    v1beta2.create(list_scenario("v1beta2", ns))
+    listed = run([str(fresh / "bin" / "kubectl-machinepool"), "list", "-A"], env)
+    assert listed.returncode == 0, listed.stderr
+    asg = next(
+        line.split()
+        for line in listed.stdout.splitlines()
+        if line.startswith(f"{ns} ") and " asg-workers " in line
+    )
+    # NAMESPACE NAME CLUSTER DESIRED CURRENT READY AVAILABLE: the ASG says 3, 2 Nodes are Ready.
+    assert asg[:7] == [ns, "asg-workers", "prod", "3", "3", "2", "2"]

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.run import run_cli
+
+from kubectl_machinepool import __version__
+from kubectl_machinepool.completion import main as complete
+
+
+@pytest.fixture(autouse=True)
+def no_kubeconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+
+def test_help_reads_as_a_kubectl_plugin(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(capsys, "--help")
+    assert result.code == 0
+    assert "Usage: kubectl machinepool" in result.out
+    assert "list" in result.out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(capsys, "--version")
+    assert (result.code, result.out) == (0, f"kubectl-machinepool {__version__}\n")
+
+
+def test_list_help_explains_every_column(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_cli(capsys, "list", "--help").out
+    for column in (
+        "DESIRED",
+        "CURRENT",
+        "READY",
+        "AVAILABLE",
+        "PHASE",
+        "VERSION",
+        "INFRA",
+        "MACHINES",
+        "AGE",
+    ):
+        assert f"  {column} " in out
+    for flag in ("--kubeconfig", "--context", "--namespace", "--all-namespaces", "--selector",
+                 "--request-timeout", "--output", "--no-headers", "--color"):  # fmt: skip
+        assert flag in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["list", "-o", "xml"], "Invalid value for '-o'"),
+        (["list", "--color", "sometimes"], "Invalid value for '--color'"),
+        (["list", "--request-timeout", "5x"], "invalid value '5x' for --request-timeout"),
+        (["lst"], "No such command 'lst'"),
+    ],
+)
+def test_usage_errors_exit_2_without_traceback(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    result = run_cli(capsys, *args)
+    assert result.code == 2
+    assert message in result.err
+    assert "Traceback" not in result.err
+
+
+def test_no_cluster_configured_is_one_line_error_with_hint(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = run_cli(capsys, "list")
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "error: no kubeconfig found and not running in a cluster",
+        "hint: set KUBECONFIG or pass --kubeconfig FILE",
+    ]
+    assert result.out == ""
+
+
+def test_completion_entry_point_speaks_kubectls_protocol(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    complete(["li"])
+    assert capsys.readouterr().out == "list\n:4\n"
+    complete(["list", "--context", ""])
+    assert capsys.readouterr().out == ":4\n"

@@ -1,0 +1,77 @@
+"""Transport failures become one-line errors with hints, against real sockets (no API server needed)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from support.run import run_cli
+
+
+def kubeconfig_for(tmp_path: Path, port: int) -> Path:
+    path = tmp_path / "kubeconfig"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [
+                    {
+                        "name": "c",
+                        "cluster": {
+                            "server": f"https://127.0.0.1:{port}",
+                            "insecure-skip-tls-verify": True,
+                        },
+                    }
+                ],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "mgmt", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "mgmt",
+            }
+        )
+    )
+    return path
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A port that accepts TCP connections and never says a word."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield sock.getsockname()[1]
+
+
+@pytest.fixture
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_connection_refused(
+    tmp_path: Path, closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_cli(capsys, "list", "--kubeconfig", str(kubeconfig_for(tmp_path, closed_port)))
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        f"error: cannot reach the API server of context 'mgmt' (https://127.0.0.1:{closed_port}): "
+        "Connection refused",
+        "hint: check --context and --kubeconfig, and that the cluster is up",
+    ]
+
+
+def test_request_timeout_applies(
+    tmp_path: Path, silent_server: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = str(kubeconfig_for(tmp_path, silent_server))
+    result = run_cli(capsys, "list", "--kubeconfig", kubeconfig, "--request-timeout", "300ms")
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        f"error: the API server of context 'mgmt' (https://127.0.0.1:{silent_server}) did not answer "
+        "within the request timeout",
+        "hint: raise --request-timeout, or check that the server is reachable",
+    ]
