@@ -256,3 +256,15 @@ def test_workload_cluster_secret_points_back_at_the_api_server(v1beta2, tmp_path
     with Kube.connect(AccessOptions(kubeconfig=str(kubeconfig))) as kube:
         assert kube.connection.context == "prod-admin@prod"
         assert kube.request("GET", "/api/v1/namespaces/default")["metadata"]["name"] == "default"
+
+
+def test_a_cluster_without_cluster_api_says_so(control_plane, capsys) -> None:
+    """The usual slip: the context points at a workload cluster, not the management cluster."""
+    bare = control_plane.server("no-capi")
+    result = run_cli(capsys, "list", "--kubeconfig", str(bare.admin.kubeconfig))
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        f"error: Cluster API is not installed on context 'admin@no-capi' ({bare.server}): "
+        "the cluster.x-k8s.io API group is not served",
+        "hint: MachinePools live on the management cluster; check --context",
+    ]
