@@ -39,9 +39,6 @@ class Resource:
             return f"{base}/namespaces/{namespace}/{self.plural}"
         return f"{base}/{self.plural}"
 
-    def describe(self) -> str:
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
 
 class Kube:
     """A connection to one API server plus a per-run cache of API discovery."""
