@@ -29,8 +29,10 @@ version_ldflags() {
 }
 
 build_k8s() {
-  local name=$1
-  if [ -x "$dest/$name" ] && "$dest/$name" --version 2>/dev/null | grep -q "$KUBERNETES_VERSION"; then
+  local name=$1 version_cmd=--version
+  [ "$name" = kubectl ] && version_cmd="version --client"
+  # shellcheck disable=SC2086 # version_cmd is two words for kubectl
+  if [ -x "$dest/$name" ] && "$dest/$name" $version_cmd 2>/dev/null | grep -q "$KUBERNETES_VERSION"; then
     log "$name $KUBERNETES_VERSION present"
     return
   fi
