@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
@@ -13,11 +14,18 @@ import colorama
 
 from kubectl_machinepool import __version__
 from kubectl_machinepool.color import Palette, use_color
-from kubectl_machinepool.errors import ExitCode, MachinePoolError
+from kubectl_machinepool.description import Selection, describe, selected
+from kubectl_machinepool.dump import load_dump
+from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError, UsageError
+from kubectl_machinepool.fetch import read_description, read_pools
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.model import machine_pools
 from kubectl_machinepool.options import AccessOptions, OutputOptions, parse_duration
-from kubectl_machinepool.render import LIST_FORMATS, ListView
+from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
+from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
+from kubectl_machinepool.render.tree import ASCII, UNICODE, TreeOptions, render_tree
+from kubectl_machinepool.snapshot import Snapshot
+from kubectl_machinepool.timeutil import parse_time
 
 PROG = "kubectl machinepool"
 COMPLETE_VAR = "_KUBECTL_MACHINEPOOL_COMPLETE"
@@ -108,6 +116,42 @@ def warn(message: str) -> None:
     click.echo(f"warning: {message}", err=True)
 
 
+def input_options(command: F) -> F:
+    """Read commands also take a dump instead of a cluster, and a fixed clock to read it at."""
+    options = [
+        click.option(
+            "-f",
+            "--filename",
+            "filenames",
+            multiple=True,
+            metavar="PATH",
+            help="Read objects from a file, directory or - (kubectl get -o yaml), not a cluster",
+        ),
+        click.option(
+            "--now",
+            metavar="TIMESTAMP",
+            help="Read ages and durations as at this RFC 3339 time, e.g. when a dump was taken",
+        ),
+    ]
+    return _with_options(command, options)
+
+
+def parse_now(value: str | None) -> datetime:
+    if not value:
+        return datetime.now(UTC)
+    parsed = parse_time(value)
+    if parsed is None:
+        raise UsageError(
+            f"invalid value {value!r} for --now", hint="use RFC 3339, e.g. 2026-11-29T15:00:00Z"
+        )
+    return parsed
+
+
+def scope_namespace(access: AccessOptions, default: str | None) -> str | None:
+    """The namespace to read, kubectl's way: -A means all, else -n, else the context's."""
+    return None if access.all_namespaces else access.namespace or default
+
+
 @click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(
     __version__, "--version", prog_name="kubectl-machinepool", message="%(prog)s %(version)s"
@@ -124,6 +168,7 @@ def cli() -> None:
 
 @cli.command("list", context_settings=CONTEXT_SETTINGS)
 @access_options
+@input_options
 @output_options(list(LIST_FORMATS))
 def list_command(**params: Any) -> None:
     """List MachinePools with Node-based replica counts.
@@ -154,9 +199,18 @@ def list_command(**params: Any) -> None:
     """
     access = build_access(params)
     output = build_output(params)
-    with Kube.connect(access) as kube:
-        namespace = None if access.all_namespaces else access.namespace or kube.connection.namespace
-        snapshot = kube.read_pools(namespace, access.selector)
+    now = parse_now(params["now"])
+    if params["filenames"]:
+        namespace = scope_namespace(access, None)
+        dump = load_dump(params["filenames"], sys.stdin)
+        selection = Selection(namespace, selector=access.selector)
+        snapshot = Snapshot.of(
+            [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
+        )
+    else:
+        with Kube.connect(access) as kube:
+            namespace = scope_namespace(access, kube.connection.namespace)
+            snapshot = read_pools(kube, namespace, access.selector)
     for note in snapshot.notes:
         warn(note)
     pools = machine_pools(snapshot)
@@ -166,12 +220,122 @@ def list_command(**params: Any) -> None:
         return
     view = ListView(
         pools=pools,
-        now=datetime.now(UTC),
+        now=now,
         palette=Palette(output.color),
-        all_namespaces=access.all_namespaces,
+        all_namespaces=namespace is None,
         no_headers=output.no_headers,
     )
     click.echo(LIST_FORMATS[output.format](view), nl=False, color=output.color)
+
+
+def _show_conditions(value: str | None) -> frozenset[str]:
+    if not value:
+        return frozenset()
+    kinds = [k.strip().lower() for k in value.split(",")]
+    if any(not k or " " in k for k in kinds):
+        raise UsageError(
+            f"invalid value {value!r} for --show-conditions", hint="a comma list of kinds, or all"
+        )
+    return frozenset(kinds)
+
+
+DESCRIBE_FORMATS = ["tree", "json", "yaml"]
+
+
+@cli.command("describe", context_settings=CONTEXT_SETTINGS)
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--cluster", metavar="NAME", help="Describe every MachinePool of this Cluster")
+@click.option(
+    "--show-all", is_flag=True, help="List healthy instances one by one instead of grouping them"
+)
+@click.option(
+    "--show-conditions",
+    metavar="KINDS",
+    help="List every condition of these kinds (comma list, e.g. MachinePool,Machine,Node, or all)",
+)
+@click.option(
+    "--workload-kubeconfig",
+    metavar="FILE",
+    help="Read Nodes with this kubeconfig instead of the Cluster's <cluster>-kubeconfig Secret",
+)
+@access_options
+@input_options
+@output_options(DESCRIBE_FORMATS)
+def describe_command(**params: Any) -> None:
+    """Show MachinePools as a tree, from the Cluster down to every Node, with their real health.
+
+    \b
+    For each pool a summary comes first: desired, provider-reported and Node-matched replica
+    counts, providerIDList against Nodes, versions, autoscaler and replicas-managed-by
+    annotations, paused/deleting, failure domains, and whether one instance can be deleted.
+    Then the tree: Cluster -> MachinePool -> bootstrap config, infra pool -> each instance
+    (Machine -> infra machine -> Node, or providerID -> Node). Instances with problems come
+    first; healthy ones fold into one row unless --show-all. CONDITION says which condition
+    set a row uses: MachinePools set only Paused in v1beta2, so theirs is the v1beta1 Ready.
+
+    \b
+    Nodes come from the workload cluster through the <cluster>-kubeconfig Secret, held in
+    memory only; without access (RBAC, unreachable) the rest is shown with a note.
+
+    \b
+    Examples:
+      # one pool
+      kubectl machinepool describe workers-0 -n capi-prod
+      # every pool of a Cluster, each instance listed
+      kubectl machinepool describe --cluster prod --show-all
+      # a dump, read as at the time it was taken
+      kubectl machinepool describe -f dump.yaml --now 2026-11-29T15:00:00Z
+    """
+    access = build_access(params)
+    output = build_output(params)
+    now = parse_now(params["now"])
+    selection = Selection(
+        names=params["names"], cluster=params["cluster"], selector=access.selector
+    )
+    if params["filenames"]:
+        namespace = scope_namespace(access, None)
+        snapshot = load_dump(params["filenames"], sys.stdin)
+    else:
+        with Kube.connect(access) as kube:
+            namespace = scope_namespace(access, kube.connection.namespace)
+            selection = replace(selection, namespace=namespace)
+            snapshot = read_description(
+                kube, namespace, selection, params["workload_kubeconfig"], access.request_timeout
+            )
+    description = describe(snapshot, replace(selection, namespace=namespace), now)
+    for note in (*description.notes, *(c.nodes_note for c in description.clusters if c.nodes_note)):
+        warn(note)
+    if not description.clusters:
+        _nothing_found(selection, namespace)
+        return
+    if output.format == "tree":
+        opts = TreeOptions(
+            now=now,
+            palette=Palette(output.color),
+            show_all=params["show_all"],
+            show_conditions=_show_conditions(params["show_conditions"]),
+            glyphs=UNICODE if _utf8(sys.stdout) else ASCII,
+        )
+        click.echo(render_tree(description, opts), nl=False, color=output.color)
+    else:
+        document = describe_document(description)
+        click.echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+
+
+def _utf8(stream: Any) -> bool:
+    return "utf" in (getattr(stream, "encoding", "") or "").lower()
+
+
+def _nothing_found(selection: Selection, namespace: str | None) -> None:
+    if len(selection.names) == 1:
+        where = f' in namespace "{namespace}"' if namespace else ""
+        raise NotFoundError(
+            f'machinepools.cluster.x-k8s.io "{selection.names[0]}" not found{where}'
+        )
+    if selection.names:
+        raise NotFoundError(f"none of the MachinePools {', '.join(selection.names)} found")
+    where = f" in {namespace} namespace" if namespace else ""
+    click.echo(f"No resources found{where}.", err=True)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -1,13 +1,14 @@
-"""The only module that talks to Kubernetes.
+"""The only module that imports the Kubernetes client: transport and API discovery.
 
 It speaks raw JSON over the client's REST layer (no typed models, which cost seconds to import
-and reject unknown fields), lists each kind once per scope, and translates every transport or API
-failure into a MachinePoolError. What it returns is plain data: a Snapshot.
+and reject unknown fields), lists in chunks, and translates every transport or API failure into a
+MachinePoolError. What to read is fetch.py's business; both return plain data.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -16,7 +17,7 @@ from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest
 from kubectl_machinepool.errors import ClusterAccessError, MachinePoolError, NotFoundError
 from kubectl_machinepool.kubeconfig import Connection, load_connection
 from kubectl_machinepool.options import AccessOptions
-from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
+from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 
 LIST_CHUNK = 500
 
@@ -61,6 +62,8 @@ class Kube:
 
     def __exit__(self, *exc: object) -> None:
         self._client.close()
+        for fd in self.connection.held_files:
+            os.close(fd)
 
     @property
     def where(self) -> str:
@@ -211,40 +214,6 @@ class Kube:
                 if res.get("kind") == kind and "/" not in res.get("name", ""):
                     return Resource(group, version, kind, res["name"], bool(res.get("namespaced")))
         return None
-
-    # -- reads -------------------------------------------------------------------------------
-
-    def read_pools(self, namespace: str | None, selector: str | None) -> Snapshot:
-        """MachinePools in scope and their infra pools: one LIST per kind, no per-object GETs."""
-        capi = self.capi_version()
-        pools = self.list(
-            Resource(CAPI_GROUP, capi, "MachinePool", "machinepools"), namespace, selector
-        )
-        notes: list[str] = []
-        objects: list[RawObject] = list(pools)
-        for (group, kind), version in sorted(_infra_kinds(pools).items()):
-            try:
-                objects.extend(self.list(self.resource(group, kind, version), namespace))
-            except (ClusterAccessError, NotFoundError) as err:
-                notes.append(
-                    f"cannot read {kind} objects, so MACHINES shows <unknown>: {err.message}"
-                )
-        return Snapshot.of(objects, notes)
-
-
-def _infra_kinds(pools: list[RawObject]) -> dict[tuple[str, str], str | None]:
-    """(group, kind) of every infra pool referenced, with the version a v1beta1 ref names."""
-    kinds: dict[tuple[str, str], str | None] = {}
-    for pool in pools:
-        ref = ((pool.get("spec") or {}).get("template") or {}).get("spec", {}).get(
-            "infrastructureRef"
-        ) or {}
-        if not ref.get("kind"):
-            continue
-        api_version = ref.get("apiVersion", "")
-        group = ref.get("apiGroup") or group_of(api_version)
-        kinds.setdefault((group, ref["kind"]), api_version.rpartition("/")[2] or None)
-    return kinds
 
 
 def _reason(err: BaseException) -> str:

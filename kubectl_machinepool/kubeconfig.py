@@ -13,6 +13,8 @@ client's KubeConfigLoader, which never writes refreshed tokens back here (no per
 
 from __future__ import annotations
 
+import base64
+import copy
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,6 +36,8 @@ class Connection:
     context: str | None  # None when running in-cluster
     namespace: str
     server: str
+    # Anonymous in-memory files holding credentials; closed with the connection.
+    held_files: tuple[int, ...] = ()
 
 
 def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
@@ -140,3 +144,52 @@ def _in_cluster(env: Mapping[str, str], service_account_dir: Path) -> Connection
     ns_file = service_account_dir / "namespace"
     namespace = ns_file.read_text().strip() if ns_file.is_file() else "default"
     return Connection(configuration, None, namespace or "default", configuration.host)
+
+
+# kubeconfig fields whose data the client would otherwise copy into temporary files on disk.
+_DATA_FIELDS = {
+    "clusters": ("cluster", {"certificate-authority-data": "certificate-authority"}),
+    "users": (
+        "user",
+        {"client-certificate-data": "client-certificate", "client-key-data": "client-key"},
+    ),
+}
+
+
+def _in_memory_files(config: dict[str, Any], held: list[int]) -> dict[str, Any]:
+    """Move certificate data into memfd files, so the Python client reads but never writes them."""
+    config = copy.deepcopy(config)
+    for section, (inner, fields) in _DATA_FIELDS.items():
+        for entry in config.get(section) or ():
+            body = entry.get(inner) or {}
+            for data_key, file_key in fields.items():
+                if body.get(data_key):
+                    fd = os.memfd_create(file_key, 0)
+                    held.append(fd)
+                    os.write(fd, base64.b64decode(body.pop(data_key)))
+                    body[file_key] = f"/proc/self/fd/{fd}"
+    return config
+
+
+def connection_from_dict(config: dict[str, Any], source: str) -> Connection:
+    """A connection from a kubeconfig held in memory (a workload cluster's Secret).
+
+    On Linux the credentials stay in memory (memfd); elsewhere the client's own temporary files,
+    removed at exit, are the only copy.
+    """
+    from kubernetes.client.configuration import Configuration
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.kube_config import KubeConfigLoader
+
+    held: list[int] = []
+    try:
+        prepared = _in_memory_files(config, held) if hasattr(os, "memfd_create") else config
+        context = prepared.get("current-context") or None
+        configuration = Configuration()
+        loader = KubeConfigLoader(config_dict=prepared, active_context=context, config_base_path="")
+        loader.load_and_set(configuration)
+    except (ConfigException, KeyError, TypeError, ValueError, AttributeError) as err:
+        for fd in held:
+            os.close(fd)
+        raise ConfigError(f"the kubeconfig in {source} is unusable: {err}") from err
+    return Connection(configuration, context, "default", configuration.host, tuple(held))

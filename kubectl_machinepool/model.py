@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from kubectl_machinepool.conditions import Conditions, read_conditions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
+from kubectl_machinepool.timeutil import parse_time
+
+PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
+REPLICAS_MANAGED_BY = "cluster.x-k8s.io/replicas-managed-by"
+AUTOSCALER_MIN = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
+AUTOSCALER_MAX = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +55,30 @@ class MachinePool:
     # From the infra pool's status.infrastructureMachineKind; None when the infra pool is unread.
     infra_pool_found: bool
     machine_kind: str | None
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    provider_ids: tuple[str, ...]
+    node_ref_names: tuple[str, ...]
+    min_ready_seconds: int
+    conditions: Conditions
+
+    @property
+    def paused(self) -> bool:
+        return PAUSED_ANNOTATION in self.annotations
+
+    @property
+    def replicas_managed_by(self) -> str | None:
+        """Who else drives spec.replicas; upstream counts any value but "false" as set."""
+        value = self.annotations.get(REPLICAS_MANAGED_BY)
+        if value is None or value.lower() == "false":
+            return None
+        return value or "(empty value)"
+
+    @property
+    def autoscaler_bounds(self) -> tuple[int | None, int | None]:
+        return _int_or_none(self.annotations.get(AUTOSCALER_MIN)), _int_or_none(
+            self.annotations.get(AUTOSCALER_MAX)
+        )
 
     @property
     def has_machines(self) -> bool | None:
@@ -55,12 +86,6 @@ class MachinePool:
         if not self.infra_pool_found:
             return None
         return bool(self.machine_kind)
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 def _ref(raw: Any) -> ObjectRef | None:
@@ -73,6 +98,13 @@ def _ref(raw: Any) -> ObjectRef | None:
         name=str(raw.get("name", "")),
         version=api_version.rpartition("/")[2] or None,
     )
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return None if value is None else int(value)
+    except ValueError:
+        return None
 
 
 def _int(value: Any) -> int:
@@ -103,6 +135,8 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
     )
     ready, available = node_counts(pool)
     replicas = spec.get("replicas")
+    # minReadySeconds moved into the template in v1beta2.
+    min_ready = template.get("minReadySeconds", spec.get("minReadySeconds"))
     return MachinePool(
         namespace=namespace,
         name=str(meta.get("name", "")),
@@ -122,6 +156,12 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         failure_domains=tuple(str(fd) for fd in spec.get("failureDomains") or ()),
         infra_pool_found=infra is not None,
         machine_kind=((infra or {}).get("status") or {}).get("infrastructureMachineKind") or None,
+        labels=dict(meta.get("labels") or {}),
+        annotations=dict(meta.get("annotations") or {}),
+        provider_ids=tuple(str(p) for p in spec.get("providerIDList") or ()),
+        node_ref_names=tuple(str(r.get("name", "")) for r in status.get("nodeRefs") or ()),
+        min_ready_seconds=_int(min_ready),
+        conditions=read_conditions(pool),
     )
 
 

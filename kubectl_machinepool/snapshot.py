@@ -21,14 +21,43 @@ def group_of(api_version: str) -> str:
 
 
 @dataclass(frozen=True)
+class WorkloadNodes:
+    """The Nodes of a workload cluster, or why they are missing.
+
+    Live, each Cluster gets its own entry; a dump's Node objects form one entry (cluster None)
+    that stands for every Cluster in the dump.
+    """
+
+    namespace: str | None
+    cluster: str | None
+    nodes: tuple[RawObject, ...] | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
 class Snapshot:
     objects: tuple[RawObject, ...] = ()
     # Things that could not be read (RBAC, missing CRDs): shown to the user, never fatal.
     notes: tuple[str, ...] = field(default=())
+    workloads: tuple[WorkloadNodes, ...] = field(default=())
 
     @classmethod
-    def of(cls, objects: Iterable[RawObject], notes: Iterable[str] = ()) -> Snapshot:
-        return cls(tuple(objects), tuple(notes))
+    def of(
+        cls,
+        objects: Iterable[RawObject],
+        notes: Iterable[str] = (),
+        workloads: Iterable[WorkloadNodes] = (),
+    ) -> Snapshot:
+        return cls(tuple(objects), tuple(notes), tuple(workloads))
+
+    def nodes_for(self, namespace: str, cluster: str) -> WorkloadNodes | None:
+        fallback = None
+        for workload in self.workloads:
+            if (workload.namespace, workload.cluster) == (namespace, cluster):
+                return workload
+            if workload.cluster is None:
+                fallback = workload
+        return fallback
 
     def of_kind(self, group: str, kind: str) -> Iterator[RawObject]:
         for obj in self.objects:

@@ -14,6 +14,7 @@ from support.objects import list_scenario
 from support.run import run_cli
 
 from kubectl_machinepool.errors import NotFoundError
+from kubectl_machinepool.fetch import read_pools
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.kubeconfig import load_connection
 from kubectl_machinepool.options import AccessOptions
@@ -199,7 +200,7 @@ def test_in_cluster_service_account(v1beta2, tmp_path) -> None:
 
     connection = load_connection(None, None, pod_env, service_account_dir=sa)
     with Kube(connection, request_timeout=10) as kube:
-        snapshot = kube.read_pools(connection.namespace, None)
+        snapshot = read_pools(kube, connection.namespace, None)
 
     assert connection.namespace == ns
     assert snapshot.notes == ()

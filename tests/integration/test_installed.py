@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -70,8 +71,17 @@ def test_kubectl_dispatches_to_the_plugin(v1beta2, plugin_env: dict[str, str]) -
 def test_pip_install_in_a_fresh_venv(v1beta2, tmp_path: Path) -> None:
     """`pip install .` gives both executables, and they work against the test cluster."""
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    # Build from a clean copy: an in-tree build/ directory can hold modules that no longer exist.
+    source = tmp_path / "source"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache"
+        ),
+    )
     wheels = tmp_path / "wheels"
-    built = run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(REPO)], dict(os.environ))
+    built = run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(source)], dict(os.environ))
     assert built.returncode == 0, built.stderr
     fresh = tmp_path / "fresh"
     assert (
@@ -114,11 +124,13 @@ def test_pip_install_in_a_fresh_venv(v1beta2, tmp_path: Path) -> None:
         [
             str(fresh / "bin" / "python"),
             "-c",
-            "import importlib.resources as r; print(sorted(p.name for p in r.files('kubectl_machinepool.completions').iterdir()))",
+            "import importlib.resources as r; print(sorted(p.name for p in r.files('kubectl_machinepool.completions').iterdir()));"
+            "print(r.files('kubectl_machinepool').joinpath('schemas/describe.json').is_file())",
         ],
         env,
     )
     assert "kubectl-machinepool.bash" in packaged.stdout
+    assert packaged.stdout.splitlines()[-1] == "True"  # the describe -o json schema ships too
 
     ns = v1beta2.new_namespace()
     v1beta2.create(list_scenario("v1beta2", ns))

@@ -11,7 +11,7 @@ from support.run import run_cli
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.model import machine_pools
-from kubectl_machinepool.render import LIST_FORMATS, ListView
+from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
 from kubectl_machinepool.snapshot import Snapshot
 
 # Fields the API server assigns, which an offline rendering of the same objects cannot know.

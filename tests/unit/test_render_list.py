@@ -8,7 +8,7 @@ from support.objects import NOW, list_scenario
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.model import machine_pools
-from kubectl_machinepool.render import LIST_FORMATS, ListView
+from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
 from kubectl_machinepool.snapshot import Snapshot
 
 

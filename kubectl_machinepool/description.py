@@ -1,0 +1,403 @@
+"""describe's model: Clusters, their MachinePools and every instance, joined purely from a Snapshot.
+
+An instance is one cloud VM as the objects show it: for pools with MachinePool Machines a Machine,
+its infra machine and its Node; for pools without, a providerID of spec.providerIDList and the
+Node with that providerID. Nodes are matched as the MachinePool controller matches them: by exact
+providerID string. Problems are plain phrases for the reader; diagnose turns them into findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from kubectl_machinepool.conditions import Condition
+from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
+from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.model import MachinePool, machine_pool
+from kubectl_machinepool.poolname import CLUSTER_NAME_LABEL, POOL_NAME_LABEL, pool_label_value
+from kubectl_machinepool.selector import matches
+from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
+from kubectl_machinepool.states import (
+    MachineState,
+    NodeState,
+    ObjectState,
+    machine_state,
+    node_state,
+    object_state,
+)
+
+OWNER_KIND_ANNOTATION = "cluster.x-k8s.io/owner-kind"
+OWNER_NAME_ANNOTATION = "cluster.x-k8s.io/owner-name"
+CLUSTER_NAMESPACE_ANNOTATION = "cluster.x-k8s.io/cluster-namespace"
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    provider_id: str | None
+    machine: MachineState | None
+    infra_machine: ObjectState | None
+    node: NodeState | None
+    # The providerID is in the pool's spec.providerIDList.
+    listed: bool
+    problems: tuple[str, ...] = ()
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+    @property
+    def sort_name(self) -> str:
+        if self.machine:
+            return self.machine.object.name
+        if self.node:
+            return self.node.name
+        return self.provider_id or ""
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    desired: int | None
+    # status.replicas: the instance count the infrastructure provider reports.
+    provider_reported: int
+    # The Node-based counters as the MachinePool controller last wrote them.
+    status_ready: int
+    status_available: int
+    provider_ids: int
+    # Computed here from the workload cluster's Nodes; None when the Nodes are not known.
+    nodes_matched: int | None
+    nodes_ready: int | None
+    nodes_available: int | None
+    machines: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolDescription:
+    pool: MachinePool
+    bootstrap: ObjectState | None
+    infra: ObjectState | None
+    counts: Counts
+    kubelet_versions: tuple[tuple[str, int], ...]
+    deletion: DeletionVerdict
+    instances: tuple[Instance, ...]
+
+    @property
+    def uses_machines(self) -> bool:
+        return self.counts.machines is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterDescription:
+    namespace: str
+    name: str
+    cluster: ObjectState | None
+    paused: bool
+    nodes_read: bool
+    nodes_note: str | None
+    pools: tuple[PoolDescription, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which pools to describe; applied to live and offline snapshots alike."""
+
+    namespace: str | None = None
+    names: tuple[str, ...] = ()
+    cluster: str | None = None
+    selector: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Description:
+    clusters: tuple[ClusterDescription, ...]
+    now: datetime
+    notes: tuple[str, ...] = field(default=())
+
+
+# -- instances --------------------------------------------------------------------------------
+
+_SEMVER_CORE = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def same_version(kubelet: str, desired: str) -> bool:
+    """Equal major.minor(.patch); build suffixes such as `-eks-1a2b3c` do not count."""
+    a, b = _SEMVER_CORE.match(kubelet), _SEMVER_CORE.match(desired)
+    if not a or not b:
+        return kubelet == desired
+    if b.group(3) is None:
+        return a.groups()[:2] == b.groups()[:2]
+    return a.groups() == b.groups()
+
+
+def _condition_phrase(what: str, cond: Condition | None) -> str:
+    if cond is None:
+        return f"{what} reports no Ready condition"
+    reason = f" ({cond.reason})" if cond.reason else ""
+    return f"{what} not Ready{reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    pool: MachinePool
+    nodes_known: bool
+    now: datetime
+
+
+def _machine_problems(instance: Instance, ctx: _Context) -> list[str]:
+    machine = instance.machine
+    if machine is None:
+        if ctx.pool.machine_kind and instance.infra_machine is not None:
+            return [f"{instance.infra_machine.kind} has no Machine"]
+        return []
+    out = []
+    deleting = machine.object.deleting_since
+    if deleting is not None:
+        stage = machine.object.conditions.get("Deleting")
+        where = f" ({stage.reason})" if stage and stage.reason else ""
+        out.append(f"Machine deleting for {human_duration(ctx.now - deleting)}{where}")
+    else:
+        ready = machine.object.conditions.get("Ready")
+        if ready is None or not ready.good:
+            out.append(_condition_phrase("Machine", ready))
+    if instance.infra_machine is None and machine.infra_name:
+        out.append(f"{machine.infra_kind} {machine.infra_name} not found")
+    return out
+
+
+def _node_problems(instance: Instance, ctx: _Context) -> list[str]:
+    node = instance.node
+    if node is None:
+        missing = ctx.nodes_known and instance.provider_id
+        return ["no Node with this providerID"] if missing else []
+    out = []
+    if node.deleting_since is not None:
+        out.append("Node is being deleted")
+    elif node.ready is not True:
+        out.append(_condition_phrase("Node", node.conditions.get("Ready")))
+    if node.unschedulable:
+        out.append("Node cordoned")
+    desired = ctx.pool.version
+    if node.kubelet_version and desired and not same_version(node.kubelet_version, desired):
+        out.append(f"kubelet {node.kubelet_version}, pool wants {desired}")
+    return out
+
+
+def _problems(instance: Instance, ctx: _Context) -> tuple[str, ...]:
+    unlisted = (
+        []
+        if instance.listed or not instance.provider_id
+        else ["providerID not in the pool's providerIDList"]
+    )
+    return (*_machine_problems(instance, ctx), *unlisted, *_node_problems(instance, ctx))
+
+
+def _owned_by(machine: RawObject, pool: MachinePool) -> bool:
+    """Core's rule: pool-name and cluster-name labels, and no controller other than this pool."""
+    meta = machine.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    if labels.get(POOL_NAME_LABEL) != pool_label_value(pool.name):
+        return False
+    if labels.get(CLUSTER_NAME_LABEL) != pool.cluster:
+        return False
+    for owner in meta.get("ownerReferences") or ():
+        if owner.get("controller"):
+            if owner.get("kind") != "MachinePool":
+                return False
+            return bool(
+                owner.get("uid") == pool.uid
+                if owner.get("uid") and pool.uid
+                else owner.get("name") == pool.name
+            )
+    return True
+
+
+def _claims_pool(node: NodeState, pool: MachinePool) -> bool:
+    notes = node.annotations
+    return (
+        notes.get(OWNER_KIND_ANNOTATION) == "MachinePool"
+        and notes.get(OWNER_NAME_ANNOTATION) == pool.name
+        and notes.get(CLUSTER_NAMESPACE_ANNOTATION) == pool.namespace
+    )
+
+
+def _instances(
+    pool: MachinePool,
+    infra: ObjectState | None,
+    snapshot: Snapshot,
+    nodes: list[NodeState] | None,
+    ctx: _Context,
+) -> list[Instance]:
+    by_pid: dict[str, NodeState] = {}
+    by_name: dict[str, NodeState] = {}
+    for node in nodes or ():
+        by_name[node.name] = node
+        if node.provider_id:
+            by_pid[node.provider_id] = node  # duplicates: last one wins, as upstream
+    listed = set(pool.provider_ids)
+    found: list[Instance] = []
+
+    def add(
+        pid: str | None,
+        machine: MachineState | None,
+        infra_machine: ObjectState | None,
+        node: NodeState | None,
+    ) -> None:
+        bare = Instance(pid, machine, infra_machine, node, pid in listed if pid else True)
+        found.append(
+            Instance(
+                bare.provider_id, machine, infra_machine, node, bare.listed, _problems(bare, ctx)
+            )
+        )
+
+    covered: set[str] = set()
+    if infra is not None and _uses_machines(pool, infra):
+        machine_kind = str(pool.machine_kind)
+        group = infra.api_version.rpartition("/")[0]
+        value = pool_label_value(pool.name)
+        infra_machines = {
+            str(obj["metadata"]["name"]): obj
+            for obj in snapshot.of_kind(group, machine_kind)
+            if (obj.get("metadata") or {}).get("namespace") == pool.namespace
+            and ((obj.get("metadata") or {}).get("labels") or {}).get(POOL_NAME_LABEL) == value
+        }
+        for raw in snapshot.of_kind(CAPI_GROUP, "Machine"):
+            if (raw.get("metadata") or {}).get("namespace") != pool.namespace or not _owned_by(
+                raw, pool
+            ):
+                continue
+            machine = machine_state(raw)
+            infra_raw = infra_machines.pop(machine.infra_name or "", None)
+            infra_state = object_state(infra_raw) if infra_raw else None
+            pid = machine.provider_id or ((infra_raw or {}).get("spec") or {}).get("providerID")
+            matched = by_name.get(machine.node_name or "") or by_pid.get(pid or "")
+            add(pid, machine, infra_state, matched)
+        for raw in infra_machines.values():
+            pid = (raw.get("spec") or {}).get("providerID")
+            add(pid, None, object_state(raw), by_pid.get(pid or ""))
+        covered = {i.provider_id for i in found if i.provider_id}
+    for pid in pool.provider_ids:
+        if pid not in covered:
+            add(pid, None, None, by_pid.get(pid))
+            covered.add(pid)
+    for node in nodes or ():
+        if _claims_pool(node, pool) and node.provider_id not in covered:
+            add(node.provider_id, None, None, node)
+    return sorted(found, key=lambda i: (i.healthy, i.sort_name))
+
+
+# -- pools and clusters -----------------------------------------------------------------------
+
+
+def _counts(
+    pool: MachinePool,
+    instances: list[Instance],
+    nodes_known: bool,
+    now: datetime,
+    machines: int | None,
+) -> Counts:
+    matched = [i.node for i in instances if i.node is not None and i.listed and i.provider_id]
+    ready = [n for n in matched if n.ready]
+    min_ready = timedelta(seconds=pool.min_ready_seconds)
+    available = [n for n in ready if n.ready_since is not None and n.ready_since + min_ready <= now]
+    return Counts(
+        desired=pool.desired,
+        provider_reported=pool.current,
+        status_ready=pool.ready,
+        status_available=pool.available,
+        provider_ids=len(pool.provider_ids),
+        nodes_matched=len(matched) if nodes_known else None,
+        nodes_ready=len(ready) if nodes_known else None,
+        nodes_available=len(available) if nodes_known else None,
+        machines=machines,
+    )
+
+
+def _versions(instances: list[Instance]) -> tuple[tuple[str, int], ...]:
+    counted = Counter(
+        i.node.kubelet_version for i in instances if i.node and i.node.kubelet_version
+    )
+    return tuple(sorted(counted.items()))
+
+
+def _uses_machines(pool: MachinePool, infra: ObjectState | None) -> bool:
+    """MachinePool Machines exist when the infra pool names another kind as its machine kind."""
+    return bool(pool.machine_kind) and infra is not None and pool.machine_kind != infra.kind
+
+
+def describe_pool(
+    raw: RawObject, snapshot: Snapshot, nodes: list[NodeState] | None, now: datetime
+) -> PoolDescription:
+    pool = machine_pool(raw, snapshot)
+    ref, boot = pool.infrastructure_ref, pool.bootstrap_ref
+    infra_raw = snapshot.find(ref.api_group, ref.kind, pool.namespace, ref.name) if ref else None
+    boot_raw = snapshot.find(boot.api_group, boot.kind, pool.namespace, boot.name) if boot else None
+    infra = object_state(infra_raw) if infra_raw else None
+    instances = _instances(pool, infra, snapshot, nodes, _Context(pool, nodes is not None, now))
+    machines = sum(1 for i in instances if i.machine) if _uses_machines(pool, infra) else None
+    return PoolDescription(
+        pool=pool,
+        bootstrap=object_state(boot_raw) if boot_raw else None,
+        infra=infra,
+        counts=_counts(pool, instances, nodes is not None, now, machines),
+        kubelet_versions=_versions(instances),
+        deletion=pool_deletion_verdict(
+            ref.api_group if ref else None, infra.kind if infra else None, pool.machine_kind
+        ),
+        instances=tuple(instances),
+    )
+
+
+def selected(raw: RawObject, selection: Selection) -> bool:
+    """Whether a MachinePool is in the selection (namespace, names, cluster, label selector)."""
+    meta = raw.get("metadata") or {}
+    if selection.namespace is not None and meta.get("namespace") != selection.namespace:
+        return False
+    if selection.names and meta.get("name") not in selection.names:
+        return False
+    if selection.cluster and (raw.get("spec") or {}).get("clusterName") != selection.cluster:
+        return False
+    return not selection.selector or matches(selection.selector, meta.get("labels") or {})
+
+
+def _workload(
+    snapshot: Snapshot, namespace: str, cluster: str
+) -> tuple[list[NodeState] | None, str | None]:
+    workload: WorkloadNodes | None = snapshot.nodes_for(namespace, cluster)
+    if workload is None:
+        return None, None
+    if workload.nodes is None:
+        return None, workload.note
+    return [node_state(n) for n in workload.nodes], workload.note
+
+
+def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:
+    """Every selected MachinePool, grouped under its Cluster, ordered by namespace and name."""
+    by_cluster: dict[tuple[str, str], list[RawObject]] = {}
+    for raw in snapshot.of_kind(CAPI_GROUP, "MachinePool"):
+        if selected(raw, selection):
+            key = (
+                str(raw["metadata"].get("namespace", "")),
+                str((raw.get("spec") or {}).get("clusterName", "")),
+            )
+            by_cluster.setdefault(key, []).append(raw)
+    clusters = []
+    for (namespace, name), raws in sorted(by_cluster.items()):
+        nodes, note = _workload(snapshot, namespace, name)
+        cluster_raw = snapshot.find(CAPI_GROUP, "Cluster", namespace, name)
+        pools = sorted(
+            (describe_pool(raw, snapshot, nodes, now) for raw in raws), key=lambda p: p.pool.name
+        )
+        clusters.append(
+            ClusterDescription(
+                namespace=namespace,
+                name=name,
+                cluster=object_state(cluster_raw) if cluster_raw else None,
+                paused=bool(((cluster_raw or {}).get("spec") or {}).get("paused")),
+                nodes_read=nodes is not None,
+                nodes_note=note,
+                pools=tuple(pools),
+            )
+        )
+    return Description(tuple(clusters), now, snapshot.notes)

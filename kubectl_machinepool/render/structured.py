@@ -1,0 +1,206 @@
+"""JSON and YAML as kubectl prints them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from kubectl_machinepool.conditions import Condition, Conditions
+from kubectl_machinepool.description import (
+    ClusterDescription,
+    Description,
+    Instance,
+    PoolDescription,
+)
+from kubectl_machinepool.model import MachinePool, ObjectRef
+from kubectl_machinepool.states import MachineState, NodeState, ObjectState
+from kubectl_machinepool.timeutil import format_time
+
+SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
+
+
+def to_json(document: Any) -> str:
+    return json.dumps(document, indent=4) + "\n"
+
+
+def to_yaml(document: Any) -> str:
+    return yaml.safe_dump(document, sort_keys=False, default_flow_style=False)
+
+
+# -- list: a summary per pool -----------------------------------------------------------------
+
+
+def _ref_dict(ref: ObjectRef | None) -> dict[str, Any] | None:
+    if ref is None:
+        return None
+    return {"apiGroup": ref.api_group, "kind": ref.kind, "name": ref.name}
+
+
+def pool_summary(pool: MachinePool) -> dict[str, Any]:
+    infra = _ref_dict(pool.infrastructure_ref)
+    if infra is not None:
+        infra["machineKind"] = pool.machine_kind
+    return {
+        "namespace": pool.namespace,
+        "name": pool.name,
+        "uid": pool.uid,
+        "cluster": pool.cluster,
+        "apiVersion": pool.api_version,
+        "replicas": {
+            "desired": pool.desired,
+            "current": pool.current,
+            "ready": pool.ready,
+            "available": pool.available,
+        },
+        "phase": pool.phase or None,
+        "version": pool.version,
+        "infrastructure": infra,
+        "machinePoolMachines": pool.has_machines,
+        "bootstrap": _ref_dict(pool.bootstrap_ref),
+        "failureDomains": list(pool.failure_domains),
+        "creationTimestamp": pool.created.isoformat().replace("+00:00", "Z")
+        if pool.created
+        else None,
+        "deletionTimestamp": format_time(pool.deleting_since),
+    }
+
+
+# -- describe ---------------------------------------------------------------------------------
+# The shape is a contract for scripts (README "describe -o json", schemas/describe.json).
+
+
+def condition_doc(cond: Condition | None) -> dict[str, Any] | None:
+    if cond is None:
+        return None
+    return {
+        "type": cond.type,
+        "status": cond.status,
+        "reason": cond.reason or None,
+        "message": cond.message or None,
+        "lastTransitionTime": format_time(cond.since),
+        "severity": cond.severity or None,
+        "generation": cond.generation,
+    }
+
+
+def _conditions(conditions: Conditions) -> list[dict[str, Any] | None]:
+    return [condition_doc(c) for c in conditions.all]
+
+
+def object_doc(state: ObjectState | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    return {
+        "kind": state.kind,
+        "apiVersion": state.api_version,
+        "namespace": state.namespace,
+        "name": state.name,
+        "uid": state.uid,
+        "ready": state.ready,
+        "phase": state.phase,
+        "failure": state.failure,
+        "creationTimestamp": format_time(state.created),
+        "deletionTimestamp": format_time(state.deleting_since),
+        "conditions": _conditions(state.conditions),
+    }
+
+
+def _machine(machine: MachineState | None) -> dict[str, Any] | None:
+    if machine is None:
+        return None
+    return {
+        **(object_doc(machine.object) or {}),
+        "providerID": machine.provider_id,
+        "version": machine.version,
+        "nodeName": machine.node_name,
+    }
+
+
+def _node(node: NodeState | None) -> dict[str, Any] | None:
+    if node is None:
+        return None
+    return {
+        "name": node.name,
+        "uid": node.uid,
+        "providerID": node.provider_id,
+        "ready": node.ready,
+        "kubeletVersion": node.kubelet_version,
+        "unschedulable": node.unschedulable,
+        "taints": list(node.taints),
+        "creationTimestamp": format_time(node.created),
+        "deletionTimestamp": format_time(node.deleting_since),
+        "conditions": _conditions(node.conditions),
+    }
+
+
+def _instance(instance: Instance) -> dict[str, Any]:
+    return {
+        "providerID": instance.provider_id,
+        "inProviderIDList": instance.listed,
+        "healthy": instance.healthy,
+        "problems": list(instance.problems),
+        "machine": _machine(instance.machine),
+        "infraMachine": object_doc(instance.infra_machine),
+        "node": _node(instance.node),
+    }
+
+
+def _pool(pool: PoolDescription) -> dict[str, Any]:
+    """list's summary of the pool (the same keys, so scripts can use either), plus the detail."""
+    mp, counts, verdict = pool.pool, pool.counts, pool.deletion
+    low, high = mp.autoscaler_bounds
+    return {
+        **pool_summary(mp),
+        "paused": mp.paused,
+        "replicasManagedBy": mp.replicas_managed_by,
+        "autoscaler": None if low is None and high is None else {"min": low, "max": high},
+        "conditions": _conditions(mp.conditions),
+        "counts": {
+            "desired": counts.desired,
+            "providerReported": counts.provider_reported,
+            "statusReady": counts.status_ready,
+            "statusAvailable": counts.status_available,
+            "providerIDs": counts.provider_ids,
+            "nodesMatched": counts.nodes_matched,
+            "nodesReady": counts.nodes_ready,
+            "nodesAvailable": counts.nodes_available,
+            "machines": counts.machines,
+        },
+        "kubeletVersions": [{"version": v, "nodes": n} for v, n in pool.kubelet_versions],
+        "bootstrapConfig": object_doc(pool.bootstrap),
+        "infrastructurePool": object_doc(pool.infra),
+        "deletion": {
+            "verdict": verdict.verdict.value,
+            "reason": verdict.reason,
+            "instead": verdict.instead,
+            "honoursDeleteAnnotation": verdict.honours_delete_annotation,
+            "scaleDown": verdict.scale_down,
+        },
+        "instances": [_instance(i) for i in pool.instances],
+    }
+
+
+def _cluster(cluster: ClusterDescription) -> dict[str, Any]:
+    state = object_doc(cluster.cluster)
+    return {
+        "namespace": cluster.namespace,
+        "name": cluster.name,
+        "found": cluster.cluster is not None,
+        "paused": cluster.paused,
+        "phase": state["phase"] if state else None,
+        "conditions": state["conditions"] if state else [],
+        "nodes": {"read": cluster.nodes_read, "note": cluster.nodes_note},
+        "machinePools": [_pool(p) for p in cluster.pools],
+    }
+
+
+def describe_document(description: Description) -> dict[str, Any]:
+    return {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "MachinePoolDescription",
+        "now": format_time(description.now),
+        "notes": list(description.notes),
+        "clusters": [_cluster(c) for c in description.clusters],
+    }

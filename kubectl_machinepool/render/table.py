@@ -1,0 +1,34 @@
+"""kubectl-style tables: left-aligned columns, three spaces apart, no rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tabulate import DataRow, TableFormat, tabulate
+
+# kubectl's printer: left-aligned columns separated by three spaces, no rules.
+KUBECTL_TABLE = TableFormat(
+    lineabove=None,
+    linebelowheader=None,
+    linebetweenrows=None,
+    linebelow=None,
+    headerrow=None,
+    datarow=DataRow("", "   ", ""),
+    padding=0,
+    with_header_hide=None,
+)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], no_headers: bool) -> str:
+    if not rows:
+        return ""
+    # Headers go in as a data row: tabulate pads real headers by two extra spaces, kubectl doesn't.
+    body = list(rows) if no_headers else [list(headers), *rows]
+    text = tabulate(
+        body,
+        tablefmt=KUBECTL_TABLE,
+        disable_numparse=True,
+        preserve_whitespace=True,  # tree prefixes start with spaces
+        colalign=("left",) * len(headers),
+    )
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"

@@ -1,0 +1,47 @@
+"""Kubernetes label selectors, for reading dumps offline the way the API server filters live."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from kubectl_machinepool.errors import UsageError
+
+_SET = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s+(?P<op>in|notin)\s+\((?P<values>[^()]*)\)\s*$")
+_EQUALITY = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s*(?P<op>==|=|!=)\s*(?P<value>[^\s!=(),]*)\s*$")
+_EXISTS = re.compile(r"^\s*(?P<neg>!?)\s*(?P<key>[^\s!=(),]+)\s*$")
+
+
+def _requirements(selector: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in selector:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return [p for p in parts if p.strip()]
+
+
+def _match_one(requirement: str, labels: Mapping[str, str]) -> bool:
+    if found := _SET.match(requirement):
+        values = {v.strip() for v in found["values"].split(",") if v.strip()}
+        inside = labels.get(found["key"]) in values
+        return inside if found["op"] == "in" else not inside
+    if found := _EQUALITY.match(requirement):
+        equal = labels.get(found["key"]) == found["value"]
+        return not equal if found["op"] == "!=" else equal
+    if found := _EXISTS.match(requirement):
+        present = found["key"] in labels
+        return not present if found["neg"] else present
+    raise UsageError(
+        f"invalid label selector {requirement.strip()!r}",
+        hint="use key=value, key!=value, key in (a,b), key notin (a,b), key or !key",
+    )
+
+
+def matches(selector: str, labels: Mapping[str, str]) -> bool:
+    """Whether labels satisfy every comma-separated requirement of the selector."""
+    return all(_match_one(r, labels) for r in _requirements(selector))

@@ -1,0 +1,83 @@
+"""Reading `kubectl get -o yaml|json` output as the offline input."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from support.scenarios import SCENARIOS
+
+from kubectl_machinepool.dump import load_dump
+from kubectl_machinepool.errors import MachinePoolError
+
+OBJECTS = SCENARIOS["aws-asg"]("v1beta2", "capi-prod")
+NODES = [o for o in OBJECTS if o["kind"] == "Node"]
+REST = [o for o in OBJECTS if o["kind"] != "Node"]
+
+
+def kinds(snapshot) -> list[str]:
+    return sorted(o["kind"] for o in snapshot.objects)
+
+
+def test_kubectl_list_yaml_splits_nodes_from_management_objects(tmp_path: Path) -> None:
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": OBJECTS}))
+    snapshot = load_dump([str(path)], io.StringIO())
+    assert kinds(snapshot) == sorted(o["kind"] for o in REST)
+    [workload] = snapshot.workloads
+    assert (workload.cluster, len(workload.nodes or ())) == (None, 2)
+    assert snapshot.nodes_for("capi-prod", "prod") is workload
+
+
+def test_multi_document_yaml_json_typed_lists_and_directories(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump_all(REST[:2]))
+    (tmp_path / "b.json").write_text(
+        json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": NODES})
+    )
+    (tmp_path / "c.yml").write_text(
+        "---\n" + yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": REST[2:]})
+    )
+    (tmp_path / "notes.txt").write_text("not read")
+    snapshot = load_dump([str(tmp_path)], io.StringIO())
+    assert kinds(snapshot) == sorted(o["kind"] for o in REST)
+    assert len(snapshot.workloads[0].nodes or ()) == 2
+
+
+def test_stdin_and_repeated_paths(tmp_path: Path) -> None:
+    path = tmp_path / "nodes.yaml"
+    path.write_text(yaml.safe_dump_all(NODES))
+    snapshot = load_dump(["-", str(path)], io.StringIO(json.dumps({"kind": "List", "items": REST})))
+    assert len(snapshot.objects) == len(REST)
+    assert len(snapshot.workloads[0].nodes or ()) == 2
+
+
+def test_a_dump_without_nodes_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "mgmt.yaml"
+    path.write_text(yaml.safe_dump_all(REST))
+    [workload] = load_dump([str(path)], io.StringIO()).workloads
+    assert workload.nodes is None
+    assert "no Node objects" in (workload.note or "")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("kind: [unclosed", "cannot parse"),
+        ("- just\n- strings\n", "not a Kubernetes object"),
+        ('{"broken": ', "cannot parse"),
+    ],
+)
+def test_bad_input_is_a_one_line_error(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(content)
+    with pytest.raises(MachinePoolError, match=message) as err:
+        load_dump([str(path)], io.StringIO())
+    assert "\n" not in err.value.message
+
+
+def test_missing_path() -> None:
+    with pytest.raises(MachinePoolError, match=r'the path "nope\.yaml" does not exist'):
+        load_dump(["nope.yaml"], io.StringIO())

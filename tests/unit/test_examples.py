@@ -1,0 +1,75 @@
+"""The example dumps in examples/ and the offline CLI that reads them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from support.run import run_cli
+from support.scenarios import SCENARIOS
+from support.snapshots import NAMESPACE
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = {
+    "aws-asg": "aws-asg.yaml",
+    "azure-vmss": "azure-vmss.yaml",
+    "eks-managed": "eks-managed.yaml",
+}
+GOLDEN = ROOT / "tests" / "golden"
+NOW = "2026-11-29T15:00:00Z"
+
+
+def dump(scenario: str) -> str:
+    """What `kubectl get clusters,machinepools,...,nodes -o yaml` prints for the scenario."""
+    header = (
+        f"# {SCENARIOS[scenario].__doc__.splitlines()[0]}\n"
+        f"# kubectl machinepool describe -f examples/{EXAMPLES[scenario]} --now {NOW}\n"
+    )
+    items = SCENARIOS[scenario]("v1beta2", NAMESPACE)
+    return header + yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}},
+        sort_keys=False,
+    )
+
+
+@pytest.mark.parametrize("scenario", sorted(EXAMPLES))
+def test_examples_are_the_scenarios(scenario: str, request: pytest.FixtureRequest) -> None:
+    path = ROOT / "examples" / EXAMPLES[scenario]
+    if request.config.getoption("--update-golden"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(dump(scenario))
+    assert path.read_text() == dump(scenario), "run pytest --update-golden"
+
+
+@pytest.mark.parametrize("scenario", sorted(EXAMPLES))
+def test_describe_an_example_offline(scenario: str, capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(
+        capsys, "describe", "-f", str(ROOT / "examples" / EXAMPLES[scenario]), "--now", NOW
+    )
+    assert (result.code, result.err) == (0, "")
+    assert result.out == (GOLDEN / "describe" / f"{scenario}.txt").read_text()
+
+
+def test_list_offline_reads_every_namespace(capsys: pytest.CaptureFixture[str], golden) -> None:
+    files = [
+        arg for name in sorted(EXAMPLES.values()) for arg in ("-f", str(ROOT / "examples" / name))
+    ]
+    result = run_cli(capsys, "list", *files, "--now", NOW, "-o", "wide")
+    assert result.code == 0
+    golden("list/examples-wide.txt", result.out)
+
+
+def test_offline_selection_and_not_found(capsys: pytest.CaptureFixture[str]) -> None:
+    example = str(ROOT / "examples" / "aws-asg.yaml")
+    assert run_cli(capsys, "describe", "-f", example, "asg-workers", "-o", "json").code == 0
+    missing = run_cli(capsys, "describe", "-f", example, "nope")
+    assert (missing.code, missing.err) == (
+        1,
+        'error: machinepools.cluster.x-k8s.io "nope" not found\n',
+    )
+    other_ns = run_cli(capsys, "describe", "-f", example, "-n", "elsewhere")
+    assert (other_ns.code, other_ns.err) == (0, "No resources found in elsewhere namespace.\n")
+    bad_now = run_cli(capsys, "describe", "-f", example, "--now", "yesterday")
+    assert bad_now.code == 2
+    assert "invalid value 'yesterday' for --now" in bad_now.err

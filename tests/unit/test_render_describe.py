@@ -1,0 +1,114 @@
+"""describe's renderers, against golden files per provider shape."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+from support.objects import NOW
+from support.scenarios import SCENARIOS
+from support.snapshots import scenario_snapshot
+
+from kubectl_machinepool.color import Palette
+from kubectl_machinepool.conditions import Condition
+from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.render.structured import describe_document, to_json
+from kubectl_machinepool.render.tree import (
+    ASCII,
+    Row,
+    TreeOptions,
+    render_tree,
+    short_provider_id,
+    tree_table,
+)
+
+SCHEMA = json.loads(
+    resources.files("kubectl_machinepool").joinpath("schemas/describe.json").read_text()
+)
+
+
+def tree(scenario: str, generation: str = "v1beta2", **options: object) -> str:
+    description = describe(scenario_snapshot(scenario, generation), Selection(), NOW)
+    return render_tree(
+        description, TreeOptions(NOW, Palette(bool(options.pop("color", False))), **options)
+    )  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_tree(scenario: str, golden) -> None:
+    golden(f"describe/{scenario}.txt", tree(scenario))
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_tree_is_the_same_for_a_v1beta1_management_cluster(scenario: str) -> None:
+    assert tree(scenario, "v1beta1") == tree(scenario, "v1beta2")
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_json(scenario: str, golden) -> None:
+    document = describe_document(describe(scenario_snapshot(scenario), Selection(), NOW))
+    jsonschema.validate(document, SCHEMA)
+    golden(f"describe/{scenario}.json", to_json(document))
+
+
+def test_show_all_and_every_condition(golden) -> None:
+    golden(
+        "describe/azure-vmss-all-conditions.txt",
+        tree("azure-vmss", show_all=True, show_conditions=frozenset({"all"})),
+    )
+
+
+def test_ascii_glyphs(golden) -> None:
+    golden("describe/aks-managed-ascii.txt", tree("aks-managed", glyphs=ASCII))
+
+
+def test_colour(golden) -> None:
+    coloured = tree("azure-vmss", color=True)
+    golden("describe/azure-vmss-color.txt", coloured)
+    assert "\x1b[31m" in coloured  # problems in red
+
+
+def test_without_nodes(golden) -> None:
+    description = describe(scenario_snapshot("aws-asg", nodes_known=False), Selection(), NOW)
+    golden(
+        "describe/aws-asg-no-nodes.txt", render_tree(description, TreeOptions(NOW, Palette(False)))
+    )
+    jsonschema.validate(describe_document(description), SCHEMA)
+
+
+def test_messages_wrap_between_words_and_keep_long_words_whole() -> None:
+    word = "x" * 90
+    message = f"first part of a message {word} and the rest of it after the long word"
+    root = Row(
+        "Root",
+        condition=Condition("Ready", "False", "Broken", message),
+        message=message,
+        children=[Row("Child")],
+    )
+    text = tree_table([root], TreeOptions(NOW, Palette(False)))
+    lines = text.splitlines()
+    assert any(line.endswith(word) for line in lines)
+    column = lines[0].index("MESSAGE")
+    assert [line[column:] for line in lines[1:4]] == [
+        "first part of a message",
+        word,
+        "and the rest of it after the long word",
+    ]
+    assert lines[2].startswith("│")  # the tree line continues beside a wrapped message
+
+
+@pytest.mark.parametrize(
+    ("provider_id", "short"),
+    [
+        ("aws:///eu-west-1a/i-0123456789abcdef0", "aws:///eu-west-1a/i-0123456789abcdef0"),
+        (
+            "azure:///subscriptions/6f1f5d1c/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss/virtualMachines/7",
+            "azure://…/vmss/virtualMachines/7",
+        ),
+        (None, "<none>"),
+    ],
+)
+def test_long_provider_ids_keep_their_tail(provider_id, short) -> None:
+    assert short_provider_id(provider_id) == short
