@@ -187,7 +187,9 @@ class APIServer:
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--authorization-mode=RBAC",
                 "--allow-privileged=true",
-                "--disable-admission-plugins=ServiceAccount",
+                # No controllers run here: nothing would create service accounts, or lift the
+                # not-ready taint TaintNodesByCondition puts on every new Node.
+                "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--profiling=false",
             ],
             self.workdir,

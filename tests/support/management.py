@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,3 +105,22 @@ def management_cluster(control_plane: ControlPlane, generation: str) -> Manageme
         crds.install(api, crds.capi_crds(generation) + crds.provider_crds())
         _clusters[generation] = ManagementCluster(generation, server, api)
     return _clusters[generation]
+
+
+def create_scenario(cluster: ManagementCluster, objects: list[dict[str, Any]]) -> None:
+    """Create a scenario's objects as controllers would have: in order, status written through
+    the status subresource, owner references pointing at the real (server-assigned) uids, and a
+    `<cluster>-kubeconfig` Secret per Cluster so its Nodes can be read."""
+    real_uids: dict[str, str] = {}
+    for fixture in objects:
+        obj = json.loads(json.dumps(fixture))
+        meta = obj["metadata"]
+        fixture_uid = meta.pop("uid", None)
+        meta.pop("creationTimestamp", None)
+        for owner in meta.get("ownerReferences") or ():
+            owner["uid"] = real_uids.get(owner["uid"], owner["uid"])
+        created = cluster.api.create(obj)
+        if fixture_uid:
+            real_uids[fixture_uid] = created["metadata"]["uid"]
+        if obj["kind"] == "Cluster":
+            cluster.workload_kubeconfig_secret(meta["namespace"], meta["name"])

@@ -304,7 +304,7 @@ def machine(
         "providerID": provider_id,
         "version": kubelet,
     }
-    node_info = {"kubeletVersion": kubelet, "operatingSystem": "linux", "architecture": "amd64"}
+    node_info = system_info(kubelet)  # the Machine controller copies it from the Node
     if generation == "v1beta2":
         status: Obj = {
             "phase": "Running",
@@ -449,6 +449,21 @@ def kubeadm_config(generation: str, ns: str, cluster_name: str, name: str) -> Ob
     }
 
 
+def system_info(kubelet: str) -> Obj:
+    return {
+        "kubeletVersion": kubelet,
+        "kubeProxyVersion": "",
+        "operatingSystem": "linux",
+        "architecture": "amd64",
+        "containerRuntimeVersion": "containerd://2.1.4",
+        "osImage": "Ubuntu 24.04.3 LTS",
+        "kernelVersion": "6.8.0-1040",
+        "machineID": "ec2d3e1f5a7b4c9d8e6f0a1b2c3d4e5f",
+        "systemUUID": "ec2d3e1f-5a7b-4c9d-8e6f-0a1b2c3d4e5f",
+        "bootID": "5b0c6f0e-3f8a-4f0f-9a43-0d4c2e7b9a11",
+    }
+
+
 def node(
     name: str,
     provider_id: str,
@@ -501,18 +516,7 @@ def node(
                 {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory", "message": "kubelet has sufficient memory available", "lastHeartbeatTime": since, "lastTransitionTime": since},
                 {"type": "Ready", "status": ready, "reason": reason, "message": message, "lastHeartbeatTime": since, "lastTransitionTime": since},
             ],
-            "nodeInfo": {
-                "kubeletVersion": kubelet,
-                "kubeProxyVersion": "",
-                "operatingSystem": "linux",
-                "architecture": "amd64",
-                "containerRuntimeVersion": "containerd://2.1.4",
-                "osImage": "Ubuntu 24.04.3 LTS",
-                "kernelVersion": "6.8.0-1040",
-                "machineID": "",
-                "systemUUID": "",
-                "bootID": "",
-            },
+            "nodeInfo": system_info(kubelet),
         },
     }  # fmt: skip
 
@@ -521,7 +525,13 @@ def node(
 
 
 def _suffix(salt: str) -> str:
+    """Appended to Node names and providerIDs: unique per test, empty in goldens."""
     return f"-{salt}" if salt else ""
+
+
+def _token(salt: str) -> str:
+    """Inside fixed-width IDs (EC2 and OCI instance IDs): the salt, or eight zeros."""
+    return salt or "0" * 8
 
 
 def aws_asg(generation: str, ns: str, salt: str = "") -> list[Obj]:
@@ -530,7 +540,7 @@ def aws_asg(generation: str, ns: str, salt: str = "") -> list[Obj]:
         (INFRA, "v1beta2", "AWSCluster"), (CONTROLPLANE, "v1beta2", "KubeadmControlPlane")
     )
     ids = [
-        f"aws:///eu-west-1{z}/i-0{salt or '0' * 8}{n:08x}"
+        f"aws:///eu-west-1{z}/i-0{_token(salt)}{n:08x}"
         for z, n in (("a", 0x3A5F10), ("b", 0x3A5F11), ("c", 0x3A5F12))
     ]
     pool = PoolSpec(
@@ -675,8 +685,7 @@ def oci_instance_pool(generation: str, ns: str, salt: str = "") -> list[Obj]:
     )
     ocimp = (INFRA, "v1beta2", "OCIMachinePool")
     ids = [
-        f"oci://ocid1.instance.oc1.eu-frankfurt-1.antheljt{salt or 'x' * 8}{n}q4"
-        for n in ("aa", "ab")
+        f"oci://ocid1.instance.oc1.eu-frankfurt-1.antheljt{_token(salt)}{n}q4" for n in ("aa", "ab")
     ]
     pool = PoolSpec("oci-workers", ocimp, (BOOTSTRAP, generation, "KubeadmConfig"), desired=2, provider_ids=ids,
                     ready_nodes=2, with_machines=True, machines_ready=2, machines_available=2)  # fmt: skip
@@ -753,7 +762,7 @@ def eks_managed(generation: str, ns: str, salt: str = "") -> list[Obj]:
     shape = Shape(
         (INFRA, "v1beta2", "AWSManagedCluster"), (CONTROLPLANE, "v1beta2", "AWSManagedControlPlane")
     )
-    ids = [f"aws:///eu-west-1a/i-0{salt or '0' * 8}{n:08x}" for n in (0x7C01, 0x7C02, 0x7C03)]
+    ids = [f"aws:///eu-west-1a/i-0{_token(salt)}{n:08x}" for n in (0x7C01, 0x7C02, 0x7C03)]
     pool = PoolSpec(
         "eks-default", (INFRA, "v1beta2", "AWSManagedMachinePool"), None, desired=3, provider_ids=ids, ready_nodes=3,
         version="v1.33.5",
