@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from support.controlplane import binaries_dir
 from support.kinds import Kinds
@@ -16,6 +18,9 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "describe"
+SCHEMA = json.loads(
+    resources.files("kubectl_machinepool").joinpath("schemas/describe.json").read_text()
+)
 AT = NOW.isoformat().replace("+00:00", "Z")
 
 
@@ -108,6 +113,7 @@ def test_live_equals_offline_and_matches_the_golden(mgmt, scenario, tmp_path, ca
     as_json = run_cli(
         capsys, "describe", "-n", namespace, "--kubeconfig", config, "--now", AT, "-o", "json"
     )
+    jsonschema.validate(json.loads(as_json.out), SCHEMA)
     golden = json.loads((GOLDEN / f"{scenario}.json").read_text())
     assert as_golden(
         json.loads(as_json.out), namespace, salt, mgmt.generation
