@@ -290,6 +290,16 @@ def _instances(
 # -- pools and clusters -----------------------------------------------------------------------
 
 
+def node_available(node: NodeState, min_ready_seconds: int, now: datetime) -> bool:
+    """Ready for at least minReadySeconds, the controller's definition of an available Node."""
+    since = node.ready_since
+    return (
+        bool(node.ready)
+        and since is not None
+        and since + timedelta(seconds=min_ready_seconds) <= now
+    )
+
+
 def _counts(
     pool: MachinePool,
     instances: list[Instance],
@@ -299,8 +309,7 @@ def _counts(
 ) -> Counts:
     matched = [i.node for i in instances if i.node is not None and i.listed and i.provider_id]
     ready = [n for n in matched if n.ready]
-    min_ready = timedelta(seconds=pool.min_ready_seconds)
-    available = [n for n in ready if n.ready_since is not None and n.ready_since + min_ready <= now]
+    available = [n for n in ready if node_available(n, pool.min_ready_seconds, now)]
     return Counts(
         desired=pool.desired,
         provider_reported=pool.current,

@@ -21,12 +21,16 @@ from kubectl_machinepool.description import (
     Description,
     Instance,
     PoolDescription,
+    node_available,
 )
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.render.table import table
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 
-COLUMNS = ["NAME", "READY", "PHASE", "VERSION", "CONDITION", "STATUS", "REASON", "SINCE", "MESSAGE"]
+COLUMNS = [
+    "NAME", "READY", "AVAILABLE", "PHASE", "VERSION",
+    "CONDITION", "STATUS", "REASON", "SINCE", "MESSAGE",
+]  # fmt: skip
 MESSAGE_WIDTH = 60
 LABEL_WIDTH = 22
 VERDICT_WORDS = {
@@ -67,6 +71,7 @@ class Row:
 
     name: str
     ready: str = ""
+    available: str = ""
     phase: str = ""
     version: str = ""
     condition: Condition | None = None
@@ -169,7 +174,13 @@ def instance_row(instance: Instance, opts: TreeOptions) -> Row:
     return row
 
 
-def group_row(instances: list[Instance], what: str, opts: TreeOptions, checked: bool = True) -> Row:
+def group_row(
+    instances: list[Instance],
+    what: str,
+    opts: TreeOptions,
+    min_ready_seconds: int,
+    checked: bool = True,
+) -> Row:
     """Healthy siblings folded into one row; unchecked when their health is not known."""
     names = sorted(i.sort_name for i in instances)
     versions = sorted(
@@ -178,9 +189,14 @@ def group_row(instances: list[Instance], what: str, opts: TreeOptions, checked: 
     more = ", ..." if len(names) > 2 else ""
     plural = what if len(instances) == 1 else f"{what}s"
     mark = f" {opts.palette.good(opts.glyphs.ok)}" if checked else ""
+    available = sum(
+        1 for i in instances if i.node and node_available(i.node, min_ready_seconds, opts.now)
+    )
+    total = len(instances)
     return Row(
-        f"{len(instances)} {plural}{mark}",
-        ready=f"{len(instances)}/{len(instances)}" if checked else "",
+        f"{total} {plural}{mark}",
+        ready=f"{total}/{total}" if checked else "",
+        available=f"{available}/{total}" if checked else "",
         version=",".join(versions),
         message=f"See {', '.join(names[:2])}{more}",
     )
@@ -189,11 +205,14 @@ def group_row(instances: list[Instance], what: str, opts: TreeOptions, checked: 
 def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
     mp = pool.pool
     counts = pool.counts
-    ready = counts.nodes_ready if counts.nodes_ready is not None else counts.status_ready
+    nodes_known = counts.nodes_ready is not None
+    ready = counts.nodes_ready if nodes_known else counts.status_ready
+    available = counts.nodes_available if nodes_known else counts.status_available
     desired = "?" if counts.desired is None else str(counts.desired)
     row = Row(
         f"MachinePool {mp.namespace}/{mp.name}",
         ready=f"{ready}/{desired}",
+        available=f"{available}/{desired}",
         phase=mp.phase,
         version=mp.version or "",
     )
@@ -215,11 +234,11 @@ def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
     if opts.show_all:
         row.children += [instance_row(i, opts) for i in healthy]
     elif pool.uses_machines and healthy:
-        row.children.append(group_row(healthy, "Machine", opts))
+        row.children.append(group_row(healthy, "Machine", opts, mp.min_ready_seconds))
     elif healthy:
         nodes_known = pool.counts.nodes_matched is not None
         what = "Node" if nodes_known else "providerID"
-        row.children.append(group_row(healthy, what, opts, checked=nodes_known))
+        row.children.append(group_row(healthy, what, opts, mp.min_ready_seconds, nodes_known))
     return row
 
 
@@ -272,6 +291,7 @@ def _draw(row: Row, lead: str, stem: str, opts: TreeOptions, out: list[list[str]
         [
             lead + row.name,
             row.ready,
+            row.available,
             row.phase,
             row.version,
             "" if row.is_condition else _condition_name(cond),
@@ -283,9 +303,7 @@ def _draw(row: Row, lead: str, stem: str, opts: TreeOptions, out: list[list[str]
     )
     more_stem = stem + (opts.glyphs.pipe if row.children else opts.glyphs.blank)
     for line in wrapped[1:]:
-        out.append(
-            [more_stem.rstrip() if not line else more_stem, "", "", "", "", "", "", "", paint(line)]
-        )
+        out.append([more_stem.rstrip() if not line else more_stem, *[""] * 8, paint(line)])
     for index, child in enumerate(row.children):
         last = index == len(row.children) - 1
         glyph = opts.glyphs.last if last else opts.glyphs.tee
