@@ -14,7 +14,7 @@ import colorama
 
 from kubectl_machinepool import __version__
 from kubectl_machinepool.color import Palette, use_color
-from kubectl_machinepool.description import Selection, describe, selected
+from kubectl_machinepool.description import Description, Selection, describe, selected
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError, UsageError
 from kubectl_machinepool.fetch import read_description, read_pools
@@ -138,7 +138,7 @@ def input_options(command: F) -> F:
 
 def parse_now(value: str | None) -> datetime:
     if not value:
-        return datetime.now(UTC)
+        return datetime.now(UTC).replace(microsecond=0)
     parsed = parse_time(value)
     if parsed is None:
         raise UsageError(
@@ -185,8 +185,9 @@ def list_command(**params: Any) -> None:
       PHASE      status.phase as computed by Cluster API
       VERSION    spec.template.spec.version, the desired Kubernetes version
       INFRA      kind of the infra pool (spec.template.spec.infrastructureRef)
-      MACHINES   yes when the infra pool sets status.infrastructureMachineKind, i.e. the
-                 pool has MachinePool Machines; <unknown> when the infra pool is unreadable
+      MACHINES   yes when the infra pool sets status.infrastructureMachineKind to a
+                 per-instance kind, i.e. the pool has MachinePool Machines (GKE's pool
+                 names itself: no); <unknown> when the infra pool is unreadable
       AGE        time since the MachinePool was created
     -o wide adds FAILURE DOMAINS (spec.failureDomains) and BOOTSTRAP (bootstrap config kind).
 
@@ -305,37 +306,41 @@ def describe_command(**params: Any) -> None:
     description = describe(snapshot, replace(selection, namespace=namespace), now)
     for note in (*description.notes, *(c.nodes_note for c in description.clusters if c.nodes_note)):
         warn(note)
-    if not description.clusters:
-        _nothing_found(selection, namespace)
-        return
-    if output.format == "tree":
+    if output.format == "tree" and description.clusters:
         opts = TreeOptions(
             now=now,
             palette=Palette(output.color),
             show_all=params["show_all"],
             show_conditions=_show_conditions(params["show_conditions"]),
             glyphs=UNICODE if _utf8(sys.stdout) else ASCII,
+            no_headers=output.no_headers,
         )
         click.echo(render_tree(description, opts), nl=False, color=output.color)
-    else:
+    elif output.format != "tree":
+        # Scripts get a document even when nothing matched.
         document = describe_document(description)
         click.echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+    _report_missing(description, selection, namespace)
 
 
 def _utf8(stream: Any) -> bool:
     return "utf" in (getattr(stream, "encoding", "") or "").lower()
 
 
-def _nothing_found(selection: Selection, namespace: str | None) -> None:
-    if len(selection.names) == 1:
-        where = f' in namespace "{namespace}"' if namespace else ""
-        raise NotFoundError(
-            f'machinepools.cluster.x-k8s.io "{selection.names[0]}" not found{where}'
+def _report_missing(description: Description, selection: Selection, namespace: str | None) -> None:
+    """kubectl's way: print what was found, then fail naming each name that was not."""
+    found = {p.pool.name for c in description.clusters for p in c.pools}
+    missing = [name for name in selection.names if name not in found]
+    where = f' in namespace "{namespace}"' if namespace else ""
+    if len(missing) == 1:
+        raise NotFoundError(f'machinepools.cluster.x-k8s.io "{missing[0]}" not found{where}')
+    if missing:
+        quoted = ", ".join(f'"{name}"' for name in missing)
+        raise NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
+    if not found and not selection.names:
+        click.echo(
+            f"No resources found{' in ' + namespace + ' namespace' if namespace else ''}.", err=True
         )
-    if selection.names:
-        raise NotFoundError(f"none of the MachinePools {', '.join(selection.names)} found")
-    where = f" in {namespace} namespace" if namespace else ""
-    click.echo(f"No resources found{where}.", err=True)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

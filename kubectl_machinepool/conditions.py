@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.timeutil import parse_time
 
@@ -79,17 +80,18 @@ class Conditions:
 
 def _parse(raw: Any, legacy: bool) -> tuple[Condition, ...]:
     out = []
-    for item in raw or ():
-        if not isinstance(item, dict) or not item.get("type"):
+    for item in items(raw):
+        kind = text(item.get("type"))
+        if kind is None:
             continue
         out.append(
             Condition(
-                type=str(item["type"]),
-                status=str(item.get("status", "Unknown")),
-                reason=str(item.get("reason") or ""),
-                message=str(item.get("message") or "").strip(),
+                type=kind,
+                status=text(item.get("status")) or "Unknown",
+                reason=text(item.get("reason")) or "",
+                message=(text(item.get("message")) or "").strip(),
                 since=parse_time(item.get("lastTransitionTime")),
-                severity=str(item.get("severity") or ""),
+                severity=text(item.get("severity")) or "",
                 legacy=legacy,
             )
         )
@@ -98,20 +100,18 @@ def _parse(raw: Any, legacy: bool) -> tuple[Condition, ...]:
 
 def read_conditions(obj: RawObject) -> Conditions:
     """Both condition sets of an object, wherever its API version keeps them."""
-    status = obj.get("status") or {}
+    status = mapping(obj.get("status"))
     plain = status.get("conditions")
-    newer = (status.get("v1beta2") or {}).get("conditions")
+    newer = dig(status, "v1beta2", "conditions")
     if newer is not None:
         # A v1beta1 API object that also reports v1beta2 conditions (CAPI 1.9+ view of v1beta1).
         return Conditions(_parse(newer, False), _parse(plain, True))
-    older = ((status.get("deprecated") or {}).get("v1beta1") or {}).get("conditions")
+    older = dig(status, "deprecated", "v1beta1", "conditions")
     if older is not None:
         return Conditions(_parse(plain, False), _parse(older, True))
     api_version = str(obj.get("apiVersion", ""))
     capi_v1beta1 = api_version.startswith("cluster.x-k8s.io/") and api_version.endswith("/v1beta1")
     # Providers on the v1beta1 contract still write Cluster API's old type: it has `severity`,
     # and `reason` is optional there while metav1 requires it.
-    legacy = capi_v1beta1 or any(
-        isinstance(c, dict) and ("severity" in c or not c.get("reason")) for c in plain or ()
-    )
+    legacy = capi_v1beta1 or any("severity" in c or not c.get("reason") for c in items(plain))
     return Conditions((), _parse(plain, True)) if legacy else Conditions(_parse(plain, False), ())

@@ -57,6 +57,12 @@ KNOWN: dict[tuple[str, str, str], ProviderBehaviour] = {
         Verdict.SUPPORTED, _REPLACED + " (simulated)", False, "the annotation is ignored"
     ),
 }
+# Pools whose provider lowers spec.replicas to the cloud's count when replicas-managed-by is set.
+STICKY_WHEN_MANAGED = {
+    "AzureMachinePool": "the instance is drained and deleted and the VMSS stays one smaller; "
+    "CAPZ lowers spec.replicas to match (replicas-managed-by)",
+}
+
 _OCI_NO_OP = ProviderBehaviour(
     Verdict.NOT_SUPPORTED,
     "CAPOCI only removes the OCIMachinePoolMachine finalizer: the instance keeps running and its "
@@ -83,10 +89,20 @@ class DeletionVerdict:
 _LOWER_REPLICAS = "change spec.replicas (kubectl scale machinepool); the cloud picks the instance"
 
 
-def pool_deletion_verdict(
-    infra_group: str | None, infra_kind: str | None, machine_kind: str | None
+def pool_deletion_verdict(  # noqa: PLR0911 - one return per row of the decision table
+    infra_group: str | None,
+    infra_kind: str | None,
+    machine_kind: str | None,
+    replicas_managed_by: str | None = None,
 ) -> DeletionVerdict:
     """Whether single-Machine deletion works for a pool whose infra pool is (group, kind, K)."""
+    instead = _LOWER_REPLICAS
+    if replicas_managed_by:
+        instead = (
+            "replicas are managed outside Cluster API "
+            f"(replicas-managed-by: {replicas_managed_by}): scale through that autoscaler or "
+            "node-pool setting; the cloud picks the instance"
+        )
     if not infra_kind:
         return DeletionVerdict(Verdict.UNVERIFIED, "the infra pool could not be read")
     if not machine_kind:
@@ -94,13 +110,13 @@ def pool_deletion_verdict(
             Verdict.NOT_SUPPORTED,
             f"{infra_kind} sets no status.infrastructureMachineKind: "
             "the pool has no MachinePool Machines",
-            _LOWER_REPLICAS,
+            instead,
         )
     if machine_kind == infra_kind:
         return DeletionVerdict(
             Verdict.NOT_SUPPORTED,
             f"{infra_kind} names its own kind as machine kind: there are no per-instance Machines",
-            _LOWER_REPLICAS,
+            instead,
         )
     known = KNOWN.get((infra_group or "", infra_kind, machine_kind))
     if known is None:
@@ -110,7 +126,16 @@ def pool_deletion_verdict(
             "is not verified for this provider",
         )
     if known.verdict is Verdict.NOT_SUPPORTED:
-        return DeletionVerdict(Verdict.NOT_SUPPORTED, known.effect, _LOWER_REPLICAS)
+        return DeletionVerdict(Verdict.NOT_SUPPORTED, known.effect, instead)
+    if replicas_managed_by and infra_kind in STICKY_WHEN_MANAGED:
+        # CAPZ copies the VMSS capacity into spec.replicas: nothing grows the pool back.
+        return DeletionVerdict(
+            Verdict.SUPPORTED,
+            STICKY_WHEN_MANAGED[infra_kind],
+            None,
+            False,
+            "not needed: with replicas-managed-by the removal already sticks",
+        )
     return DeletionVerdict(
         Verdict.SUPPORTED,
         known.effect,

@@ -15,8 +15,9 @@ from datetime import datetime, timedelta
 
 from kubectl_machinepool.conditions import Condition
 from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
+from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
-from kubectl_machinepool.model import MachinePool, machine_pool
+from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
 from kubectl_machinepool.poolname import CLUSTER_NAME_LABEL, POOL_NAME_LABEL, pool_label_value
 from kubectl_machinepool.selector import matches
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
@@ -82,6 +83,11 @@ class PoolDescription:
     kubelet_versions: tuple[tuple[str, int], ...]
     deletion: DeletionVerdict
     instances: tuple[Instance, ...]
+    # Why nothing reconciles the pool now (pool annotation, Cluster spec.paused), or None.
+    paused_by: str | None = None
+    # The infra pool / bootstrap config kinds could not be listed (so None means unknown).
+    infra_unread: bool = False
+    bootstrap_unread: bool = False
 
     @property
     def uses_machines(self) -> bool:
@@ -93,6 +99,8 @@ class ClusterDescription:
     namespace: str
     name: str
     cluster: ObjectState | None
+    # Clusters could not be listed: cluster None means unknown, not missing.
+    cluster_unread: bool
     paused: bool
     nodes_read: bool
     nodes_note: str | None
@@ -143,14 +151,19 @@ class _Context:
     pool: MachinePool
     nodes_known: bool
     now: datetime
+    uses_machines: bool = False
+    # Whether Machines and the infra machine kind were listed: if not, absence proves nothing.
+    machines_read: bool = True
+    infra_machines_read: bool = True
 
 
 def _machine_problems(instance: Instance, ctx: _Context) -> list[str]:
-    machine = instance.machine
+    machine, infra_machine = instance.machine, instance.infra_machine
     if machine is None:
-        if ctx.pool.machine_kind and instance.infra_machine is not None:
-            return [f"{instance.infra_machine.kind} has no Machine"]
-        return []
+        if infra_machine is not None:
+            return [f"{infra_machine.kind} has no Machine"] if ctx.machines_read else []
+        known = ctx.uses_machines and ctx.machines_read and ctx.infra_machines_read
+        return ["no Machine and no infra machine for this providerID"] if known else []
     out = []
     deleting = machine.object.deleting_since
     if deleting is not None:
@@ -161,7 +174,7 @@ def _machine_problems(instance: Instance, ctx: _Context) -> list[str]:
         ready = machine.object.conditions.get("Ready")
         if ready is None or not ready.good:
             out.append(_condition_phrase("Machine", ready))
-    if instance.infra_machine is None and machine.infra_name:
+    if infra_machine is None and machine.infra_name and ctx.infra_machines_read:
         out.append(f"{machine.infra_kind} {machine.infra_name} not found")
     return out
 
@@ -178,7 +191,7 @@ def _node_problems(instance: Instance, ctx: _Context) -> list[str]:
         out.append(_condition_phrase("Node", node.conditions.get("Ready")))
     if node.unschedulable:
         out.append("Node cordoned")
-    desired = ctx.pool.version
+    desired = ctx.pool.desired_version
     if node.kubelet_version and desired and not same_version(node.kubelet_version, desired):
         out.append(f"kubelet {node.kubelet_version}, pool wants {desired}")
     return out
@@ -195,21 +208,19 @@ def _problems(instance: Instance, ctx: _Context) -> tuple[str, ...]:
 
 def _owned_by(machine: RawObject, pool: MachinePool) -> bool:
     """Core's rule: pool-name and cluster-name labels, and no controller other than this pool."""
-    meta = machine.get("metadata") or {}
-    labels = meta.get("labels") or {}
+    meta = mapping(machine.get("metadata"))
+    labels = mapping(meta.get("labels"))
     if labels.get(POOL_NAME_LABEL) != pool_label_value(pool.name):
         return False
     if labels.get(CLUSTER_NAME_LABEL) != pool.cluster:
         return False
-    for owner in meta.get("ownerReferences") or ():
-        if owner.get("controller"):
+    for owner in items(meta.get("ownerReferences")):
+        if owner.get("controller") is True:
             if owner.get("kind") != "MachinePool":
                 return False
-            return bool(
-                owner.get("uid") == pool.uid
-                if owner.get("uid") and pool.uid
-                else owner.get("name") == pool.name
-            )
+            if owner.get("uid") and pool.uid:
+                return bool(owner.get("uid") == pool.uid)
+            return bool(owner.get("name") == pool.name)
     return True
 
 
@@ -252,29 +263,26 @@ def _instances(
         )
 
     covered: set[str] = set()
-    if infra is not None and _uses_machines(pool, infra):
-        machine_kind = str(pool.machine_kind)
+    if infra is not None and ctx.uses_machines:
         group = infra.api_version.rpartition("/")[0]
         value = pool_label_value(pool.name)
         infra_machines = {
-            str(obj["metadata"]["name"]): obj
-            for obj in snapshot.of_kind(group, machine_kind)
-            if (obj.get("metadata") or {}).get("namespace") == pool.namespace
-            and ((obj.get("metadata") or {}).get("labels") or {}).get(POOL_NAME_LABEL) == value
+            text(dig(obj, "metadata", "name")) or "": obj
+            for obj in snapshot.of_kind(group, str(pool.machine_kind))
+            if dig(obj, "metadata", "namespace") == pool.namespace
+            and dig(obj, "metadata", "labels", POOL_NAME_LABEL) == value
         }
         for raw in snapshot.of_kind(CAPI_GROUP, "Machine"):
-            if (raw.get("metadata") or {}).get("namespace") != pool.namespace or not _owned_by(
-                raw, pool
-            ):
+            if dig(raw, "metadata", "namespace") != pool.namespace or not _owned_by(raw, pool):
                 continue
             machine = machine_state(raw)
             infra_raw = infra_machines.pop(machine.infra_name or "", None)
             infra_state = object_state(infra_raw) if infra_raw else None
-            pid = machine.provider_id or ((infra_raw or {}).get("spec") or {}).get("providerID")
+            pid = machine.provider_id or text(dig(infra_raw, "spec", "providerID"))
             matched = by_name.get(machine.node_name or "") or by_pid.get(pid or "")
             add(pid, machine, infra_state, matched)
         for raw in infra_machines.values():
-            pid = (raw.get("spec") or {}).get("providerID")
+            pid = text(dig(raw, "spec", "providerID"))
             add(pid, None, object_state(raw), by_pid.get(pid or ""))
         covered = {i.provider_id for i in found if i.provider_id}
     for pid in pool.provider_ids:
@@ -335,16 +343,38 @@ def _uses_machines(pool: MachinePool, infra: ObjectState | None) -> bool:
     return bool(pool.machine_kind) and infra is not None and pool.machine_kind != infra.kind
 
 
+def _paused_by(pool: MachinePool, cluster_paused: bool) -> str | None:
+    """Upstream pauses a pool for either reason; the Paused condition reports the same."""
+    reasons = [PAUSED_ANNOTATION + " annotation"] if pool.paused else []
+    if cluster_paused:
+        reasons.append("Cluster spec.paused")
+    return " and ".join(reasons) or None
+
+
 def describe_pool(
-    raw: RawObject, snapshot: Snapshot, nodes: list[NodeState] | None, now: datetime
+    raw: RawObject,
+    snapshot: Snapshot,
+    nodes: list[NodeState] | None,
+    now: datetime,
+    cluster_paused: bool = False,
 ) -> PoolDescription:
     pool = machine_pool(raw, snapshot)
     ref, boot = pool.infrastructure_ref, pool.bootstrap_ref
     infra_raw = snapshot.find(ref.api_group, ref.kind, pool.namespace, ref.name) if ref else None
     boot_raw = snapshot.find(boot.api_group, boot.kind, pool.namespace, boot.name) if boot else None
     infra = object_state(infra_raw) if infra_raw else None
-    instances = _instances(pool, infra, snapshot, nodes, _Context(pool, nodes is not None, now))
-    machines = sum(1 for i in instances if i.machine) if _uses_machines(pool, infra) else None
+    uses_machines = _uses_machines(pool, infra)
+    machine_group = infra.api_version.rpartition("/")[0] if infra else ""
+    ctx = _Context(
+        pool,
+        nodes is not None,
+        now,
+        uses_machines,
+        machines_read=snapshot.was_read(CAPI_GROUP, "Machine"),
+        infra_machines_read=snapshot.was_read(machine_group, pool.machine_kind or ""),
+    )
+    instances = _instances(pool, infra, snapshot, nodes, ctx)
+    machines = sum(1 for i in instances if i.machine) if uses_machines else None
     return PoolDescription(
         pool=pool,
         bootstrap=object_state(boot_raw) if boot_raw else None,
@@ -352,22 +382,29 @@ def describe_pool(
         counts=_counts(pool, instances, nodes is not None, now, machines),
         kubelet_versions=_versions(instances),
         deletion=pool_deletion_verdict(
-            ref.api_group if ref else None, infra.kind if infra else None, pool.machine_kind
+            ref.api_group if ref else None,
+            infra.kind if infra else None,
+            pool.machine_kind,
+            pool.replicas_managed_by,
         ),
         instances=tuple(instances),
+        paused_by=_paused_by(pool, cluster_paused),
+        infra_unread=ref is not None and not snapshot.was_read(ref.api_group, ref.kind),
+        bootstrap_unread=boot is not None and not snapshot.was_read(boot.api_group, boot.kind),
     )
 
 
 def selected(raw: RawObject, selection: Selection) -> bool:
     """Whether a MachinePool is in the selection (namespace, names, cluster, label selector)."""
-    meta = raw.get("metadata") or {}
+    meta = mapping(raw.get("metadata"))
     if selection.namespace is not None and meta.get("namespace") != selection.namespace:
         return False
     if selection.names and meta.get("name") not in selection.names:
         return False
-    if selection.cluster and (raw.get("spec") or {}).get("clusterName") != selection.cluster:
+    if selection.cluster and dig(raw, "spec", "clusterName") != selection.cluster:
         return False
-    return not selection.selector or matches(selection.selector, meta.get("labels") or {})
+    labels = {str(k): str(v) for k, v in mapping(meta.get("labels")).items()}
+    return not selection.selector or matches(selection.selector, labels)
 
 
 def _workload(
@@ -387,23 +424,26 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
     for raw in snapshot.of_kind(CAPI_GROUP, "MachinePool"):
         if selected(raw, selection):
             key = (
-                str(raw["metadata"].get("namespace", "")),
-                str((raw.get("spec") or {}).get("clusterName", "")),
+                text(dig(raw, "metadata", "namespace")) or "",
+                text(dig(raw, "spec", "clusterName")) or "",
             )
             by_cluster.setdefault(key, []).append(raw)
     clusters = []
     for (namespace, name), raws in sorted(by_cluster.items()):
         nodes, note = _workload(snapshot, namespace, name)
         cluster_raw = snapshot.find(CAPI_GROUP, "Cluster", namespace, name)
+        paused = dig(cluster_raw, "spec", "paused") is True
         pools = sorted(
-            (describe_pool(raw, snapshot, nodes, now) for raw in raws), key=lambda p: p.pool.name
+            (describe_pool(raw, snapshot, nodes, now, paused) for raw in raws),
+            key=lambda p: p.pool.name,
         )
         clusters.append(
             ClusterDescription(
                 namespace=namespace,
                 name=name,
                 cluster=object_state(cluster_raw) if cluster_raw else None,
-                paused=bool(((cluster_raw or {}).get("spec") or {}).get("paused")),
+                cluster_unread=not snapshot.was_read(CAPI_GROUP, "Cluster"),
+                paused=paused,
                 nodes_read=nodes is not None,
                 nodes_note=note,
                 pools=tuple(pools),

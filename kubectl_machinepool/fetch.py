@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import yaml
 
 from kubectl_machinepool.description import Selection, selected
-from kubectl_machinepool.errors import ClusterAccessError, MachinePoolError, NotFoundError
+from kubectl_machinepool.errors import MachinePoolError
 from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.kubeconfig import connection_from_dict, load_connection
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
@@ -39,20 +39,38 @@ def _template_refs(pools: Iterable[RawObject], field: str) -> dict[tuple[str, st
     return kinds
 
 
-def _list_kinds(
-    kube: Kube,
-    kinds: dict[tuple[str, str], str | None],
-    namespace: str | None,
-    notes: list[str],
-    consequence: str,
-) -> list[RawObject]:
-    found: list[RawObject] = []
-    for (group, kind), version in sorted(kinds.items()):
+class _Reads:
+    """Secondary reads: a failure (RBAC, missing CRD, a 5xx from a webhook) becomes a note."""
+
+    def __init__(self, kube: Kube) -> None:
+        self.kube = kube
+        self.notes: list[str] = []
+        self.unread: list[tuple[str, str]] = []
+
+    def read(
+        self,
+        group: str,
+        kind: str,
+        namespace: str | None,
+        consequence: str,
+        *,
+        version: str | None = None,
+        selector: str | None = None,
+    ) -> list[RawObject]:
         try:
-            found.extend(kube.list(kube.resource(group, kind, version), namespace))
-        except (ClusterAccessError, NotFoundError) as err:
-            notes.append(f"cannot read {kind} objects, so {consequence}: {err.message}")
-    return found
+            return self.kube.list(self.kube.resource(group, kind, version), namespace, selector)
+        except MachinePoolError as err:
+            self.notes.append(f"cannot read {kind} objects, so {consequence}: {err.message}")
+            self.unread.append((group, kind))
+            return []
+
+    def kinds(
+        self, kinds: dict[tuple[str, str], str | None], namespace: str | None, consequence: str
+    ) -> list[RawObject]:
+        found: list[RawObject] = []
+        for (group, kind), version in sorted(kinds.items()):
+            found += self.read(group, kind, namespace, consequence, version=version)
+        return found
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
@@ -64,41 +82,36 @@ def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> l
 def read_pools(kube: Kube, namespace: str | None, selector: str | None) -> Snapshot:
     """For `list`: MachinePools in scope and their infra pools."""
     pools = _machine_pools(kube, namespace, Selection(namespace, selector=selector))
-    notes: list[str] = []
-    infra = _list_kinds(
-        kube,
-        _template_refs(pools, "infrastructureRef"),
-        namespace,
-        notes,
-        "MACHINES shows <unknown>",
-    )
-    return Snapshot.of([*pools, *infra], notes)
+    reads = _Reads(kube)
+    refs = _template_refs(pools, "infrastructureRef")
+    infra = reads.kinds(refs, namespace, "MACHINES shows <unknown>")
+    return Snapshot.of([*pools, *infra], reads.notes, unread=reads.unread)
 
 
-def _machines(
-    kube: Kube, infra: list[RawObject], namespace: str | None, notes: list[str]
-) -> list[RawObject]:
+def _machine_kinds(infra: list[RawObject]) -> set[tuple[str, str, str]]:
+    """(group, version, kind) of the per-instance kinds infra pools declare (not their own)."""
+    found = set()
+    for obj in infra:
+        kind = (obj.get("status") or {}).get("infrastructureMachineKind")
+        if isinstance(kind, str) and kind and kind != obj.get("kind"):
+            group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+            found.add((group, version, kind))
+    return found
+
+
+def _machines(reads: _Reads, infra: list[RawObject], namespace: str | None) -> list[RawObject]:
     """MachinePool Machines and infra machines, where an infra pool says it has them."""
-    machine_kinds = {
-        (group_of(str(obj.get("apiVersion"))), str(obj["apiVersion"]).rpartition("/")[2], kind)
-        for obj in infra
-        if (kind := (obj.get("status") or {}).get("infrastructureMachineKind"))
-        and kind != obj.get("kind")
-    }
-    if not machine_kinds:
+    kinds = _machine_kinds(infra)
+    if not kinds:
         return []
-    found: list[RawObject] = []
-    resource = Resource(CAPI_GROUP, kube.capi_version(), "Machine", "machines")
-    try:
-        found += kube.list(resource, namespace, POOL_NAME_LABEL)
-    except (ClusterAccessError, NotFoundError) as err:
-        notes.append(f"cannot read Machines, so instances show without them: {err.message}")
-    for group, version, kind in sorted(machine_kinds):
-        try:
-            # Core lists the machine kind in the infra pool's own API version.
-            found += kube.list(kube.resource(group, kind, version), namespace, POOL_NAME_LABEL)
-        except (ClusterAccessError, NotFoundError) as err:
-            notes.append(f"cannot read {kind} objects: {err.message}")
+    capi = reads.kube.capi_version()
+    why = "instances show without them"
+    found = reads.read(
+        CAPI_GROUP, "Machine", namespace, why, version=capi, selector=POOL_NAME_LABEL
+    )
+    for group, version, kind in sorted(kinds):
+        # Core lists the machine kind in the infra pool's own API version.
+        found += reads.read(group, kind, namespace, why, version=version, selector=POOL_NAME_LABEL)
     return found
 
 
@@ -143,39 +156,25 @@ def read_description(
 ) -> Snapshot:
     """For `describe` and later read commands: pools, their Clusters, provider objects, Nodes."""
     pools = _machine_pools(kube, namespace, selection)
-    notes: list[str] = []
+    reads = _Reads(kube)
     objects: list[RawObject] = list(pools)
-    cluster_names = {
+    clusters = {
         (p["metadata"].get("namespace", ""), (p.get("spec") or {}).get("clusterName", ""))
         for p in pools
     }
     if pools:
-        clusters = Resource(CAPI_GROUP, kube.capi_version(), "Cluster", "clusters")
-        try:
-            objects += [
-                c for c in kube.list(clusters, namespace)
-                if (c["metadata"].get("namespace", ""), c["metadata"].get("name")) in cluster_names
-            ]  # fmt: skip
-        except (ClusterAccessError, NotFoundError) as err:
-            notes.append(f"cannot read Clusters: {err.message}")
-    infra = _list_kinds(
-        kube,
-        _template_refs(pools, "infrastructureRef"),
-        namespace,
-        notes,
-        "infra pools are not shown",
-    )
+        why = "Clusters show as not readable"
+        for obj in reads.read(CAPI_GROUP, "Cluster", namespace, why, version=kube.capi_version()):
+            if (obj["metadata"].get("namespace", ""), obj["metadata"].get("name")) in clusters:
+                objects.append(obj)
+    infra_refs = _template_refs(pools, "infrastructureRef")
+    infra = reads.kinds(infra_refs, namespace, "infra pools are not shown")
     objects += infra
-    objects += _list_kinds(
-        kube,
-        _template_refs(pools, "bootstrap"),
-        namespace,
-        notes,
-        "bootstrap configs are not shown",
-    )
-    objects += _machines(kube, infra, namespace, notes)
+    bootstrap_refs = _template_refs(pools, "bootstrap")
+    objects += reads.kinds(bootstrap_refs, namespace, "bootstrap configs are not shown")
+    objects += _machines(reads, infra, namespace)
     workloads = [
         workload_nodes(kube, ns, name, workload_kubeconfig, timeout)
-        for ns, name in sorted(cluster_names)
+        for ns, name in sorted(clusters)
     ]
-    return Snapshot.of(objects, notes, workloads)
+    return Snapshot.of(objects, reads.notes, workloads, reads.unread)

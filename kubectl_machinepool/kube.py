@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -48,6 +49,11 @@ class Kube:
         from kubernetes.client.api_client import ApiClient
 
         connection.configuration.retries = False  # fail fast and say why, like kubectl
+        if not connection.configuration.verify_ssl:
+            # The user chose insecure-skip-tls-verify; kubectl does not nag about it either.
+            import urllib3
+
+            warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
         self.connection = connection
         self._client = ApiClient(connection.configuration)
         self._timeout = request_timeout
@@ -72,18 +78,24 @@ class Kube:
 
     # -- transport ---------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, query: dict[str, str] | None = None) -> Any:
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str] | None = None,
+        accept: str = "application/json",
+    ) -> dict[str, Any]:
         import urllib3
         from kubernetes.client.exceptions import ApiException
 
         url_path = path + ("?" + urlencode(query) if query else "")
         try:
-            _, url, headers, _, _ = self._client.param_serialize(
-                method,
-                url_path,
-                header_params={"Accept": "application/json"},
-                auth_settings=["BearerToken"],
+            _, url, plain_headers, _, _ = self._client.param_serialize(
+                method, url_path, header_params={"Accept": accept}, auth_settings=["BearerToken"]
             )
+            headers = urllib3.HTTPHeaderDict(plain_headers)
+            for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
+                headers.add(name, value)
             response = self._client.call_api(method, url, headers, _request_timeout=self._timeout)
             status, body = response.status, response.read()
         except urllib3.exceptions.NewConnectionError as err:
@@ -97,8 +109,21 @@ class Kube:
         except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
             raise self._unreachable(err) from err
         if 200 <= status < 300:
-            return json.loads(body)
+            return self._document(body, path)
         raise self._api_error(method, path, status, body)
+
+    def _document(self, body: bytes, path: str) -> dict[str, Any]:
+        try:
+            document = json.loads(body)
+        except ValueError:
+            document = None
+        if not isinstance(document, dict):
+            # A login page or proxy answering in place of the API server, typically.
+            raise ClusterAccessError(
+                f"the server of {self.where} did not answer {path} like a Kubernetes API server",
+                hint="check the server address and any proxy in between",
+            )
+        return document
 
     def _unreachable(self, err: BaseException) -> ClusterAccessError:
         return ClusterAccessError(
@@ -134,6 +159,8 @@ class Kube:
         while True:
             page = self.request("GET", resource.path(namespace), query)
             for item in page.get("items") or []:
+                if not isinstance(item, dict):
+                    continue
                 # List items come without TypeMeta; keep them shaped like `kubectl get -o yaml`.
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)

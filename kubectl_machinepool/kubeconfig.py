@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import base64
 import copy
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,8 @@ class Connection:
     server: str
     # Anonymous in-memory files holding credentials; closed with the connection.
     held_files: tuple[int, ...] = ()
+    # Impersonate-* headers from the kubeconfig user's as/as-groups, as kubectl sends them.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
@@ -95,14 +99,15 @@ def load_connection(
 
 
 def _from_kubeconfig(paths: list[Path], context: str | None) -> Connection:
-    from kubernetes.client.configuration import Configuration
     from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.kube_config import KubeConfigLoader, KubeConfigMerger
+    from kubernetes.config.kube_config import KubeConfigMerger
 
     where = os.pathsep.join(str(p) for p in paths)
+    for path in paths:
+        _read_yaml(path)  # each file must be a mapping before the client's merger sees it
     try:
         merged = KubeConfigMerger(where).config
-    except (ConfigException, OSError, yaml.YAMLError) as err:
+    except (ConfigException, OSError, yaml.YAMLError, TypeError, KeyError, AttributeError) as err:
         raise ConfigError(f"cannot read kubeconfig {where}: {err}") from err
     chosen = context or first_current_context(paths)
     if not chosen:
@@ -110,21 +115,93 @@ def _from_kubeconfig(paths: list[Path], context: str | None) -> Connection:
             f"current-context is not set in {where}",
             hint="pass --context NAME, or run: kubectl config use-context NAME",
         )
-    contexts = {c["name"]: c.value for c in merged["contexts"]} if "contexts" in merged else {}
-    if chosen not in contexts:
-        known = ", ".join(sorted(contexts)) or "none"
+    return _connect(merged, chosen, where, base_path=None)
+
+
+def _plain(node: Any) -> Any:
+    """The dict or list inside the client's ConfigNode wrappers (or the value itself)."""
+    return node.value if hasattr(node, "safe_get") else node
+
+
+def _entry(config: Any, section: str, name: str) -> dict[str, Any]:
+    """The body of a named kubeconfig entry (a context, cluster or user), or {}."""
+    top = _plain(config)
+    for node in (top.get(section) or ()) if isinstance(top, dict) else ():
+        item = _plain(node)
+        if isinstance(item, dict) and item.get("name") == name:
+            body = _plain(item.get(section[:-1]))
+            return dict(body) if isinstance(body, dict) else {}
+    return {}
+
+
+def _impersonation(user: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """kubectl's as/as-groups/as-uid/as-user-extra, as the Impersonate-* headers it sends."""
+    headers: list[tuple[str, str]] = []
+    if user.get("as"):
+        headers.append(("Impersonate-User", str(user["as"])))
+    headers += [("Impersonate-Group", str(g)) for g in user.get("as-groups") or ()]
+    if user.get("as-uid"):
+        headers.append(("Impersonate-Uid", str(user["as-uid"])))
+    for key, values in (user.get("as-user-extra") or {}).items():
+        headers += [(f"Impersonate-Extra-{key}", str(v)) for v in values or ()]
+    return tuple(headers)
+
+
+@contextmanager
+def _credential_errors() -> Iterator[list[str]]:
+    """The client logs a failing exec plugin and goes on without credentials; collect instead."""
+    errors: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            errors.append(record.getMessage())
+
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [Collect(logging.ERROR)]
+    try:
+        yield errors
+    finally:
+        root.handlers = saved
+
+
+def _connect(
+    config: Any, context: str, where: str, base_path: str | None, held: tuple[int, ...] = ()
+) -> Connection:
+    from kubernetes.client.configuration import Configuration
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.kube_config import KubeConfigLoader
+
+    context_body = _entry(config, "contexts", context)
+    if not context_body:
+        top = _plain(config)
+        entries = [_plain(c) for c in (top.get("contexts") or ())] if isinstance(top, dict) else []
+        names = [c.get("name") for c in entries if isinstance(c, dict)]
         raise ConfigError(
-            f'context "{chosen}" does not exist in {where}',
-            hint=f"known contexts: {known}",
+            f'context "{context}" does not exist in {where}',
+            hint=f"known contexts: {', '.join(sorted(str(n) for n in names if n)) or 'none'}",
         )
+    user = _entry(config, "users", str(context_body.get("user", "")))
     configuration = Configuration()
     try:
-        loader = KubeConfigLoader(config_dict=merged, active_context=chosen, config_base_path=None)
-        loader.load_and_set(configuration)
-    except ConfigException as err:
-        raise ConfigError(f'kubeconfig context "{chosen}" is unusable: {err}') from err
-    namespace = (contexts[chosen].get("context") or {}).get("namespace") or "default"
-    return Connection(configuration, chosen, namespace, configuration.host)
+        with _credential_errors() as errors:
+            loader = KubeConfigLoader(
+                config_dict=config, active_context=context, config_base_path=base_path
+            )
+            loader.load_and_set(configuration)
+    except (ConfigException, TypeError, KeyError, AttributeError, ValueError) as err:
+        raise ConfigError(f'kubeconfig context "{context}" is unusable: {err}') from err
+    if errors and "exec" in user:
+        raise ConfigError(
+            f'getting credentials for context "{context}" failed: {errors[0]}'.splitlines()[0],
+            hint="run the credential plugin named in the kubeconfig by hand to see why",
+        )
+    if not configuration.host or configuration.host == "http://localhost":
+        raise ConfigError(f'kubeconfig context "{context}" names no cluster server in {where}')
+    namespace = context_body.get("namespace") or "default"
+    return Connection(
+        configuration, context, namespace, configuration.host, held, _impersonation(user)
+    )
 
 
 def _in_cluster(env: Mapping[str, str], service_account_dir: Path) -> Connection:
@@ -171,25 +248,42 @@ def _in_memory_files(config: dict[str, Any], held: list[int]) -> dict[str, Any]:
     return config
 
 
+# What a Secret's kubeconfig may not ask for: running commands or reading local files. Anyone
+# who can write Secrets in the namespace would otherwise act on the operator's machine.
+_UNSAFE_USER_KEYS = ("exec", "auth-provider", "tokenFile", "client-certificate", "client-key")
+_UNSAFE_CLUSTER_KEYS = ("certificate-authority",)
+
+
+def _refuse_unsafe(config: dict[str, Any], context: str, source: str) -> None:
+    context_body = _entry(config, "contexts", context)
+    user = _entry(config, "users", str(context_body.get("user", "")))
+    cluster = _entry(config, "clusters", str(context_body.get("cluster", "")))
+    unsafe = [k for k in _UNSAFE_USER_KEYS if k in user] + [
+        k for k in _UNSAFE_CLUSTER_KEYS if k in cluster
+    ]
+    if unsafe:
+        raise ConfigError(
+            f"the kubeconfig in {source} uses {', '.join(unsafe)}; from a Secret only inline "
+            "credentials are used",
+            hint="pass --workload-kubeconfig FILE with a kubeconfig you trust",
+        )
+
+
 def connection_from_dict(config: dict[str, Any], source: str) -> Connection:
     """A connection from a kubeconfig held in memory (a workload cluster's Secret).
 
-    On Linux the credentials stay in memory (memfd); elsewhere the client's own temporary files,
-    removed at exit, are the only copy.
+    Only inline credentials are accepted. On Linux they stay in memory (memfd); elsewhere the
+    client's own temporary files, removed at exit, are the only copy.
     """
-    from kubernetes.client.configuration import Configuration
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.kube_config import KubeConfigLoader
-
+    context = str(config.get("current-context") or "")
+    _refuse_unsafe(config, context, source)
     held: list[int] = []
     try:
         prepared = _in_memory_files(config, held) if hasattr(os, "memfd_create") else config
-        context = prepared.get("current-context") or None
-        configuration = Configuration()
-        loader = KubeConfigLoader(config_dict=prepared, active_context=context, config_base_path="")
-        loader.load_and_set(configuration)
-    except (ConfigException, KeyError, TypeError, ValueError, AttributeError) as err:
+        return _connect(prepared, context, source, base_path="", held=tuple(held))
+    except (ConfigError, ValueError, TypeError) as err:
         for fd in held:
             os.close(fd)
+        if isinstance(err, ConfigError):
+            raise
         raise ConfigError(f"the kubeconfig in {source} is unusable: {err}") from err
-    return Connection(configuration, context, "default", configuration.host, tuple(held))

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.conditions import Conditions, read_conditions
+from kubectl_machinepool.fields import dig, integer, items, mapping, string_map, strings, text
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
 from kubectl_machinepool.timeutil import parse_time
 
@@ -58,9 +59,21 @@ class MachinePool:
     labels: dict[str, str]
     annotations: dict[str, str]
     provider_ids: tuple[str, ...]
-    node_ref_names: tuple[str, ...]
+    # status.nodeRefs as (name, uid); uid is absent on older objects.
+    node_refs: tuple[tuple[str, str | None], ...]
     min_ready_seconds: int
     conditions: Conditions
+    # The pool's own (terminal, never cleared) failureReason: failureMessage.
+    failure: str | None
+    generation: int | None
+    observed_generation: int | None
+    # spec.version of the infra pool for kinds that keep the version there (OKE, ROSA).
+    infra_version: str | None
+
+    @property
+    def desired_version(self) -> str | None:
+        """The Kubernetes version the provider rolls to: the infra object's where it keeps one."""
+        return self.infra_version or self.version
 
     @property
     def paused(self) -> bool:
@@ -76,57 +89,71 @@ class MachinePool:
 
     @property
     def autoscaler_bounds(self) -> tuple[int | None, int | None]:
-        return _int_or_none(self.annotations.get(AUTOSCALER_MIN)), _int_or_none(
+        return integer(self.annotations.get(AUTOSCALER_MIN)), integer(
             self.annotations.get(AUTOSCALER_MAX)
         )
 
     @property
     def has_machines(self) -> bool | None:
-        """Whether the pool has MachinePool Machines (None: the infra pool could not be read)."""
+        """Whether the pool has MachinePool Machines (None: the infra pool could not be read).
+
+        Core creates Machines when the infra pool names a machine kind; GCPManagedMachinePool
+        names its own kind, for which no per-instance objects exist.
+        """
         if not self.infra_pool_found:
             return None
-        return bool(self.machine_kind)
+        infra_kind = self.infrastructure_ref.kind if self.infrastructure_ref else None
+        return bool(self.machine_kind) and self.machine_kind != infra_kind
 
 
 def _ref(raw: Any) -> ObjectRef | None:
-    if not isinstance(raw, dict) or not raw.get("kind"):
+    kind = text(dig(raw, "kind"))
+    if kind is None:
         return None
-    api_version = str(raw.get("apiVersion", ""))
+    api_version = text(dig(raw, "apiVersion")) or ""
     return ObjectRef(
-        api_group=str(raw.get("apiGroup") or group_of(api_version)),
-        kind=str(raw["kind"]),
-        name=str(raw.get("name", "")),
+        api_group=text(dig(raw, "apiGroup")) or group_of(api_version),
+        kind=kind,
+        name=text(dig(raw, "name")) or "",
         version=api_version.rpartition("/")[2] or None,
     )
 
 
-def _int_or_none(value: str | None) -> int | None:
-    try:
-        return None if value is None else int(value)
-    except ValueError:
-        return None
-
-
-def _int(value: Any) -> int:
+def _count(value: Any) -> int:
     # Counters are omitempty upstream: absent means 0.
-    return int(value or 0)
+    return integer(value) or 0
+
+
+def _legacy_status(pool: RawObject) -> dict[str, Any]:
+    """Where the old (v1beta1) status lives: top level in v1beta1, deprecated.v1beta1 in v1beta2."""
+    status = mapping(pool.get("status"))
+    if str(pool.get("apiVersion", "")).endswith("/v1beta1"):
+        return status
+    return mapping(dig(status, "deprecated", "v1beta1"))
 
 
 def node_counts(pool: RawObject) -> tuple[int, int]:
     """(ready, available) Nodes of a MachinePool in either API generation."""
-    status = pool.get("status") or {}
-    if str(pool.get("apiVersion", "")).endswith("/v1beta1"):
-        return _int(status.get("readyReplicas")), _int(status.get("availableReplicas"))
-    legacy = (status.get("deprecated") or {}).get("v1beta1") or {}
-    return _int(legacy.get("readyReplicas")), _int(legacy.get("availableReplicas"))
+    legacy = _legacy_status(pool)
+    return _count(legacy.get("readyReplicas")), _count(legacy.get("availableReplicas"))
+
+
+def _failure(pool: RawObject) -> str | None:
+    legacy = _legacy_status(pool)
+    parts = [text(legacy.get("failureReason")), text(legacy.get("failureMessage"))]
+    return ": ".join(p for p in parts if p) or None
+
+
+# Kinds whose Kubernetes version lives on the infra object, not the MachinePool template (#7248).
+VERSION_ON_INFRA = frozenset({"OCIManagedMachinePool", "ROSAMachinePool"})
 
 
 def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
-    meta = pool.get("metadata") or {}
-    spec = pool.get("spec") or {}
-    template = (spec.get("template") or {}).get("spec") or {}
-    status = pool.get("status") or {}
-    namespace = str(meta.get("namespace", ""))
+    meta = mapping(pool.get("metadata"))
+    spec = mapping(pool.get("spec"))
+    template = mapping(dig(spec, "template", "spec"))
+    status = mapping(pool.get("status"))
+    namespace = text(meta.get("namespace")) or ""
     infra_ref = _ref(template.get("infrastructureRef"))
     infra = (
         snapshot.find(infra_ref.api_group, infra_ref.kind, namespace, infra_ref.name)
@@ -134,34 +161,45 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         else None
     )
     ready, available = node_counts(pool)
-    replicas = spec.get("replicas")
     # minReadySeconds moved into the template in v1beta2.
     min_ready = template.get("minReadySeconds", spec.get("minReadySeconds"))
+    machine_kind = text(dig(infra, "status", "infrastructureMachineKind"))
+    infra_version = (
+        text(dig(infra, "spec", "version"))
+        if infra_ref and infra_ref.kind in VERSION_ON_INFRA
+        else None
+    )
     return MachinePool(
         namespace=namespace,
-        name=str(meta.get("name", "")),
-        uid=str(meta.get("uid", "")),
+        name=text(meta.get("name")) or "",
+        uid=text(meta.get("uid")) or "",
         api_version=str(pool.get("apiVersion", "")),
-        cluster=str(spec.get("clusterName", "")),
+        cluster=text(spec.get("clusterName")) or "",
         created=parse_time(meta.get("creationTimestamp")),
         deleting_since=parse_time(meta.get("deletionTimestamp")),
-        desired=None if replicas is None else int(replicas),
-        current=_int(status.get("replicas")),
+        desired=integer(spec.get("replicas")),
+        current=_count(status.get("replicas")),
         ready=ready,
         available=available,
-        phase=str(status.get("phase") or ""),
-        version=template.get("version") or None,
+        phase=text(status.get("phase")) or "",
+        version=text(template.get("version")),
         infrastructure_ref=infra_ref,
-        bootstrap_ref=_ref((template.get("bootstrap") or {}).get("configRef")),
-        failure_domains=tuple(str(fd) for fd in spec.get("failureDomains") or ()),
+        bootstrap_ref=_ref(dig(template, "bootstrap", "configRef")),
+        failure_domains=strings(spec.get("failureDomains")),
         infra_pool_found=infra is not None,
-        machine_kind=((infra or {}).get("status") or {}).get("infrastructureMachineKind") or None,
-        labels=dict(meta.get("labels") or {}),
-        annotations=dict(meta.get("annotations") or {}),
-        provider_ids=tuple(str(p) for p in spec.get("providerIDList") or ()),
-        node_ref_names=tuple(str(r.get("name", "")) for r in status.get("nodeRefs") or ()),
-        min_ready_seconds=_int(min_ready),
+        machine_kind=machine_kind,
+        labels=string_map(meta.get("labels")),
+        annotations=string_map(meta.get("annotations")),
+        provider_ids=strings(spec.get("providerIDList")),
+        node_refs=tuple(
+            (text(r.get("name")) or "", text(r.get("uid"))) for r in items(status.get("nodeRefs"))
+        ),
+        min_ready_seconds=_count(min_ready),
         conditions=read_conditions(pool),
+        failure=_failure(pool),
+        generation=integer(meta.get("generation")),
+        observed_generation=integer(status.get("observedGeneration")),
+        infra_version=infra_version,
     )
 
 

@@ -40,6 +40,8 @@ class Snapshot:
     # Things that could not be read (RBAC, missing CRDs): shown to the user, never fatal.
     notes: tuple[str, ...] = field(default=())
     workloads: tuple[WorkloadNodes, ...] = field(default=())
+    # (group, kind) pairs that could not be listed: their absence here proves nothing.
+    unread: tuple[tuple[str, str], ...] = field(default=())
 
     @classmethod
     def of(
@@ -47,8 +49,12 @@ class Snapshot:
         objects: Iterable[RawObject],
         notes: Iterable[str] = (),
         workloads: Iterable[WorkloadNodes] = (),
+        unread: Iterable[tuple[str, str]] = (),
     ) -> Snapshot:
-        return cls(tuple(objects), tuple(notes), tuple(workloads))
+        return cls(tuple(objects), tuple(notes), tuple(workloads), tuple(unread))
+
+    def was_read(self, group: str, kind: str) -> bool:
+        return (group, kind) not in self.unread
 
     def nodes_for(self, namespace: str, cluster: str) -> WorkloadNodes | None:
         fallback = None

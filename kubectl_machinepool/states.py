@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from kubectl_machinepool.conditions import Conditions, read_conditions
+from kubectl_machinepool.fields import dig, flag, items, mapping, string_map, strings, text
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.timeutil import parse_time
 
@@ -60,86 +62,82 @@ class NodeState:
     annotations: dict[str, str]
 
 
-def _failure(status: RawObject) -> str | None:
-    legacy = (status.get("deprecated") or {}).get("v1beta1") or {}
-    reason = status.get("failureReason") or status.get("errorReason") or legacy.get("failureReason")
+def _failure(status: dict[str, Any]) -> str | None:
+    """failureReason/-Message in any of the places providers put them (errorReason for AKS)."""
+    legacy = mapping(dig(status, "deprecated", "v1beta1"))
+    reason = text(status.get("failureReason")) or text(status.get("errorReason"))
+    reason = reason or text(legacy.get("failureReason"))
+    message = text(status.get("failureMessage")) or text(status.get("errorMessage"))
     message = (
-        status.get("failureMessage")
-        or status.get("errorMessage")
-        or legacy.get("failureMessage")
-        or "; ".join(str(m) for m in status.get("failureMessages") or ())
+        message
+        or text(legacy.get("failureMessage"))
+        or "; ".join(strings(status.get("failureMessages")))
     )
-    if not reason and not message:
-        return None
-    return ": ".join(str(p) for p in (reason, message) if p)
+    return ": ".join(p for p in (reason, message) if p) or None
 
 
-def _ready_flag(status: RawObject) -> bool | None:
-    initialization = status.get("initialization") or {}
+def _ready_flag(status: dict[str, Any]) -> bool | None:
     # v1beta2 contracts: provisioned (infra), dataSecretCreated (bootstrap); v1beta1: ready.
-    flags = (
-        initialization.get("provisioned"),
-        initialization.get("dataSecretCreated"),
-        status.get("ready"),
-    )
-    for value in flags:
-        if isinstance(value, bool):
+    for path in (
+        ("initialization", "provisioned"),
+        ("initialization", "dataSecretCreated"),
+        ("ready",),
+    ):
+        value = flag(dig(status, *path))
+        if value is not None:
             return value
     return None
 
 
 def object_state(obj: RawObject) -> ObjectState:
-    meta = obj.get("metadata") or {}
-    status = obj.get("status") or {}
+    meta = mapping(obj.get("metadata"))
+    status = mapping(obj.get("status"))
     return ObjectState(
-        kind=str(obj.get("kind", "")),
-        api_version=str(obj.get("apiVersion", "")),
-        namespace=str(meta.get("namespace", "")),
-        name=str(meta.get("name", "")),
-        uid=str(meta.get("uid", "")),
+        kind=text(obj.get("kind")) or "",
+        api_version=text(obj.get("apiVersion")) or "",
+        namespace=text(meta.get("namespace")) or "",
+        name=text(meta.get("name")) or "",
+        uid=text(meta.get("uid")) or "",
         created=parse_time(meta.get("creationTimestamp")),
         deleting_since=parse_time(meta.get("deletionTimestamp")),
         ready=_ready_flag(status),
-        phase=status.get("phase") or None,
+        phase=text(status.get("phase")),
         conditions=read_conditions(obj),
         failure=_failure(status),
     )
 
 
 def machine_state(obj: RawObject) -> MachineState:
-    spec = obj.get("spec") or {}
-    ref = spec.get("infrastructureRef") or {}
-    node_ref = (obj.get("status") or {}).get("nodeRef") or {}
+    spec = mapping(obj.get("spec"))
+    ref = mapping(spec.get("infrastructureRef"))
     return MachineState(
         object=object_state(obj),
-        provider_id=spec.get("providerID") or None,
-        version=spec.get("version") or None,
-        node_name=node_ref.get("name") or None,
-        infra_kind=ref.get("kind") or None,
-        infra_name=ref.get("name") or None,
-        annotations=dict((obj.get("metadata") or {}).get("annotations") or {}),
+        provider_id=text(spec.get("providerID")),
+        version=text(spec.get("version")),
+        node_name=text(dig(obj, "status", "nodeRef", "name")),
+        infra_kind=text(ref.get("kind")),
+        infra_name=text(ref.get("name")),
+        annotations=string_map(dig(obj, "metadata", "annotations")),
     )
 
 
 def node_state(obj: RawObject) -> NodeState:
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
     conditions = read_conditions(obj)
     ready = conditions.get("Ready")
-    taints = tuple(
-        f"{t.get('key')}:{t.get('effect')}" for t in spec.get("taints") or () if isinstance(t, dict)
-    )
+    taints = tuple(f"{t.get('key')}:{t.get('effect')}" for t in items(spec.get("taints")))
     return NodeState(
-        name=str(meta.get("name", "")),
-        uid=str(meta.get("uid", "")),
-        provider_id=spec.get("providerID") or None,
+        name=text(meta.get("name")) or "",
+        uid=text(meta.get("uid")) or "",
+        provider_id=text(spec.get("providerID")),
         created=parse_time(meta.get("creationTimestamp")),
         deleting_since=parse_time(meta.get("deletionTimestamp")),
         ready=None if ready is None or ready.status == "Unknown" else ready.status == "True",
         ready_since=ready.since if ready is not None and ready.status == "True" else None,
-        kubelet_version=((obj.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion"),
-        unschedulable=bool(spec.get("unschedulable")),
+        kubelet_version=text(dig(obj, "status", "nodeInfo", "kubeletVersion")),
+        unschedulable=flag(spec.get("unschedulable")) is True,
         taints=taints,
         conditions=conditions,
-        annotations=dict(meta.get("annotations") or {}),
+        annotations=string_map(meta.get("annotations")),
     )

@@ -153,7 +153,9 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
     low, high = mp.autoscaler_bounds
     return {
         **pool_summary(mp),
-        "paused": mp.paused,
+        "paused": pool.paused_by is not None,
+        "pausedBy": pool.paused_by,
+        "failure": mp.failure,
         "replicasManagedBy": mp.replicas_managed_by,
         "autoscaler": None if low is None and high is None else {"min": low, "max": high},
         "conditions": _conditions(mp.conditions),
@@ -187,7 +189,9 @@ def _cluster(cluster: ClusterDescription) -> dict[str, Any]:
     return {
         "namespace": cluster.namespace,
         "name": cluster.name,
-        "found": cluster.cluster is not None,
+        "found": None
+        if cluster.cluster is None and cluster.cluster_unread
+        else cluster.cluster is not None,
         "paused": cluster.paused,
         "phase": state["phase"] if state else None,
         "conditions": state["conditions"] if state else [],

@@ -63,6 +63,7 @@ class TreeOptions:
     # Lower-cased kinds whose conditions are all listed; "all" lists every kind's.
     show_conditions: frozenset[str] = frozenset()
     glyphs: Glyphs = UNICODE
+    no_headers: bool = False
 
 
 @dataclass
@@ -182,7 +183,12 @@ def group_row(
     checked: bool = True,
 ) -> Row:
     """Healthy siblings folded into one row; unchecked when their health is not known."""
-    names = sorted(i.sort_name for i in instances)
+    names = sorted(
+        i.sort_name
+        if i.machine or i.node
+        else short_provider_id(i.provider_id, opts.glyphs.ellipsis)
+        for i in instances
+    )
     versions = sorted(
         {i.node.kubelet_version for i in instances if i.node and i.node.kubelet_version}
     )
@@ -214,7 +220,7 @@ def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
         ready=f"{ready}/{desired}",
         available=f"{available}/{desired}",
         phase=mp.phase,
-        version=mp.version or "",
+        version=mp.desired_version or "",
     )
     row.condition = mp.conditions.first("Available", "Ready")
     if mp.deleting_since is not None:
@@ -222,6 +228,8 @@ def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
             f"deleting for {human_duration(opts.now - mp.deleting_since)}",
             True,
         )
+    elif mp.failure:
+        row.message, row.bad_message = f"failure: {mp.failure}", True
     elif row.condition is not None:
         row.message = row.condition.message
     _add_conditions(row, "MachinePool", mp.conditions.all, opts)
@@ -243,14 +251,13 @@ def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
 
 
 def cluster_row(cluster: ClusterDescription, opts: TreeOptions) -> Row:
-    if cluster.cluster is None:
-        row = Row(
-            f"Cluster {cluster.namespace}/{cluster.name}",
-            message="Cluster object not found",
-            bad_message=True,
-        )
-    else:
+    if cluster.cluster is not None:
         row = object_row(cluster.cluster, opts)
+    elif cluster.cluster_unread:
+        row = Row(f"Cluster {cluster.namespace}/{cluster.name}", message="Cluster not readable")
+    else:
+        missing = "Cluster object not found"
+        row = Row(f"Cluster {cluster.namespace}/{cluster.name}", message=missing, bad_message=True)
     if cluster.paused:
         row.message, row.bad_message = "spec.paused is true: nothing is reconciled", True
     row.children = [*row.children, *(pool_row(p, opts) for p in cluster.pools)]
@@ -316,7 +323,7 @@ def tree_table(roots: list[Row], opts: TreeOptions) -> str:
     rows: list[list[str]] = []
     for root in roots:
         _draw(root, "", "", opts, rows)
-    return table(COLUMNS, rows, no_headers=False)
+    return table(COLUMNS, rows, no_headers=opts.no_headers)
 
 
 # -- summary block ----------------------------------------------------------------------------
@@ -361,7 +368,11 @@ def _provider_ids(pool: PoolDescription) -> str:
 
 
 def _versions(pool: PoolDescription) -> str:
-    desired = pool.pool.version or "<unset>"
+    mp = pool.pool
+    desired = mp.desired_version or "<unset>"
+    if mp.infra_version and mp.infrastructure_ref:
+        desired += f" ({mp.infrastructure_ref.kind} spec.version"
+        desired += f"; template says {mp.version})" if mp.version != mp.infra_version else ")"
     if not pool.kubelet_versions:
         return f"desired {desired}"
     kubelets = ", ".join(f"{v} ({n})" for v, n in pool.kubelet_versions)
@@ -373,7 +384,7 @@ def _infrastructure(pool: PoolDescription) -> str:
     if ref is None:
         return "<none>"
     if pool.infra is None:
-        return f"{ref.kind} {ref.name} (not found or not readable)"
+        return f"{ref.kind} {ref.name} ({'not readable' if pool.infra_unread else 'not found'})"
     if pool.uses_machines:
         return f"{ref.kind} {ref.name}; MachinePool Machines of kind {pool.pool.machine_kind}"
     if pool.pool.machine_kind:
@@ -407,9 +418,11 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
     lines += _field("Versions", _versions(pool))
     lines += _field("Autoscaler", _autoscaler(pool))
     lines += _field("Replicas managed by", mp.replicas_managed_by or "<none>")
-    lines += _field("Paused", "yes (cluster.x-k8s.io/paused)" if mp.paused else "no")
+    lines += _field("Paused", f"yes ({pool.paused_by})" if pool.paused_by else "no")
     lines += _field("Deleting", deleting)
     lines += _field("Failure domains", ", ".join(mp.failure_domains) or "<none>")
+    if mp.failure:
+        lines += _field("Failure", f"{mp.failure} (recorded by the controller; never cleared)")
     lines += _field("Delete one instance", f"{VERDICT_WORDS[verdict.verdict]}: {verdict.reason}")
     if verdict.instead:
         lines += _field("", f"instead: {verdict.instead}")

@@ -63,7 +63,7 @@ def test_infra_versions_resolve_through_discovery_without_crd_access(v1beta2, ca
     assert (result.code, result.err) == (0, "")
     assert machines_column(result.out) == {
         "asg-workers": "no",
-        "gke-default": "yes",
+        "gke-default": "no",  # GCPManagedMachinePool names itself: no per-instance Machines
         "pending-pool": "<unknown>",
         "vmss-workers": "yes",
     }
@@ -269,3 +269,56 @@ def test_a_cluster_without_cluster_api_says_so(control_plane, capsys) -> None:
         "the cluster.x-k8s.io API group is not served",
         "hint: MachinePools live on the management cluster; check --context",
     ]
+
+
+def test_kubeconfig_impersonation_is_honoured(v1beta2, capsys, tmp_path) -> None:
+    """`as:` in the kubeconfig must not be silently dropped: that would act with more rights."""
+    ns = v1beta2.new_namespace()
+    config = v1beta2.server.kubeconfig_dict(v1beta2.server.admin)
+    config["users"][0]["user"]["as"] = f"nobody-{ns}"
+    path = tmp_path / "impersonating.yaml"
+    path.write_text(yaml.safe_dump(config))
+
+    result = run_cli(capsys, "list", "-n", ns, "--kubeconfig", str(path))
+
+    assert result.code == 1
+    assert f'User "nobody-{ns}" cannot list resource "machinepools"' in result.err
+
+
+def test_a_failing_webhook_on_a_provider_kind_is_a_note_not_the_end(v1beta2, capsys) -> None:
+    """A conversion webhook that is down answers 500 for its kind; the rest still shows."""
+    from support.crds import install
+
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "webhookmachinepools.infrastructure.cluster.x-k8s.io", "labels": {"cluster.x-k8s.io/v1beta2": "v1beta2"}},
+        "spec": {
+            "group": "infrastructure.cluster.x-k8s.io",
+            "names": {"kind": "WebhookMachinePool", "listKind": "WebhookMachinePoolList", "plural": "webhookmachinepools", "singular": "webhookmachinepool"},
+            "scope": "Namespaced",
+            "conversion": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://127.0.0.1:1/convert"}}},
+            "versions": [
+                {"name": v, "served": True, "storage": v == "v1beta1", "subresources": {"status": {}},
+                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+                for v in ("v1beta1", "v1beta2")
+            ],
+        },
+    }  # fmt: skip
+    install(v1beta2.api, [crd])
+    ns = v1beta2.new_namespace()
+    pool = list_scenario("v1beta2", ns)[0]
+    pool["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = "WebhookMachinePool"
+    v1beta2.create([pool])
+    v1beta2.api.request("POST", f"/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/{ns}/webhookmachinepools",
+                        {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "WebhookMachinePool", "metadata": {"name": "asg-workers"}})  # fmt: skip
+
+    result = run_cli(capsys, "list", "-n", ns, "--kubeconfig", str(v1beta2.kubeconfig))
+
+    assert result.code == 0
+    assert machines_column(result.out) == {"asg-workers": "<unknown>"}
+    [warning] = result.err.splitlines()
+    assert warning.startswith(
+        "warning: cannot read WebhookMachinePool objects, so MACHINES shows <unknown>: "
+    )
+    assert "conversion webhook" in warning

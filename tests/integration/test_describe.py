@@ -254,3 +254,64 @@ def test_describe_by_name_and_by_cluster(mgmt, capsys) -> None:
         1,
         f'error: machinepools.cluster.x-k8s.io "nope" not found in namespace "{namespace}"\n',
     )
+
+
+def test_a_secret_asking_to_run_a_command_is_refused(v1beta2, capsys, tmp_path) -> None:
+    import base64
+
+    import yaml
+
+    namespace, _, _ = load(v1beta2, "aws-asg")
+    marker = tmp_path / "ran"
+    config = v1beta2.server.kubeconfig_dict(v1beta2.server.admin, "prod-admin@prod")
+    config["users"][0]["user"] = {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": "sh",
+            "args": ["-c", f"touch {marker}"],
+        }
+    }
+    patch = {"data": {"value": base64.b64encode(yaml.safe_dump(config).encode()).decode()}}
+    v1beta2.api.request(
+        "PATCH",
+        f"/api/v1/namespaces/{namespace}/secrets/prod-kubeconfig",
+        patch,
+        "application/merge-patch+json",
+    )
+
+    result = run_cli(capsys, "describe", "-n", namespace, "--kubeconfig", str(v1beta2.kubeconfig))
+
+    assert result.code == 0
+    assert not marker.exists()
+    assert result.err.splitlines() == [
+        f"warning: Nodes of Cluster {namespace}/prod are not shown: the kubeconfig in Secret {namespace}/prod-kubeconfig "
+        "uses exec; from a Secret only inline credentials are used"
+    ]
+
+
+def test_unreadable_infra_machines_raise_no_false_alarms(v1beta2, capsys) -> None:
+    namespace, _, _ = load(v1beta2, "azure-vmss")
+    viewer = v1beta2.server.add_user(f"no-ampm-{namespace}")
+    rules = [
+        {"apiGroups": ["cluster.x-k8s.io"], "resources": ["*"], "verbs": ["get", "list"]},
+        {"apiGroups": ["bootstrap.cluster.x-k8s.io"], "resources": ["*"], "verbs": ["get", "list"]},
+        {
+            "apiGroups": ["infrastructure.cluster.x-k8s.io"],
+            "resources": ["azuremachinepools"],
+            "verbs": ["get", "list"],
+        },
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
+    ]
+    v1beta2.grant(viewer.name, namespace, rules)
+
+    result = run_cli(
+        capsys, "describe", "-n", namespace, "--kubeconfig", str(viewer.kubeconfig), "-o", "json"
+    )
+
+    assert result.code == 0
+    [warning] = result.err.splitlines()
+    assert warning.startswith("warning: cannot read AzureMachinePoolMachine objects")
+    instances = json.loads(result.out)["clusters"][0]["machinePools"][0]["instances"]
+    problems = {i["machine"]["name"]: i["problems"] for i in instances}
+    assert problems["vmss-workers-1"] == []
+    assert all("not found" not in p for ps in problems.values() for p in ps)

@@ -12,6 +12,7 @@ from support.snapshots import NAMESPACE, scenario_snapshot, snapshot_of
 from kubectl_machinepool.deletion import Verdict
 from kubectl_machinepool.description import PoolDescription, Selection, describe, same_version
 from kubectl_machinepool.render.structured import describe_document
+from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
 
 
 def only_pool(name: str, generation: str = "v1beta2", nodes_known: bool = True) -> PoolDescription:
@@ -176,3 +177,90 @@ def test_selection_by_name_cluster_and_labels() -> None:
         )
         == 1
     )
+
+
+def test_oddly_typed_objects_read_as_absent_instead_of_crashing() -> None:
+    pool = {
+        "apiVersion": "cluster.x-k8s.io/v1beta2",
+        "kind": "MachinePool",
+        "metadata": {"name": "odd", "namespace": NAMESPACE, "labels": None, "annotations": ["x"]},
+        "spec": {"clusterName": "prod", "replicas": "three", "template": {"spec": {"version": 1.3, "bootstrap": "x", "infrastructureRef": "y"}},
+                 "providerIDList": ["p1", {"no": "way"}], "failureDomains": "a"},
+        "status": {"replicas": "2", "nodeRefs": ["x", {"name": "n"}], "conditions": ["bad", {"type": "Ready"}, {"status": "True"}],
+                   "deprecated": {"v1beta1": {"readyReplicas": None, "failureReason": {"odd": 1}}}},
+    }  # fmt: skip
+    odd_node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "annotations": None},
+                "spec": {"providerID": "p1", "taints": [1, {"key": "k", "effect": "NoSchedule"}], "unschedulable": "yes"},
+                "status": {"nodeInfo": {"kubeletVersion": 1.3}, "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "not a time"}]}}  # fmt: skip
+    described = describe(snapshot_of([pool, odd_node]), Selection(), NOW).clusters[0].pools[0]
+    assert described.counts.desired is None
+    assert described.counts.provider_reported == 2
+    assert described.pool.provider_ids == ("p1",)
+    assert described.instances[0].node is not None
+    assert described.instances[0].node.taints == ("k:NoSchedule",)
+
+
+def test_a_machine_pool_instance_without_machine_or_infra_machine_is_a_problem() -> None:
+    objects = [
+        o for o in SCENARIOS["azure-vmss"]("v1beta2", NAMESPACE)
+        if o["metadata"]["name"] != "vmss-workers-1" or o["kind"] == "Node"
+    ]  # fmt: skip
+    pool = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools[0]
+    lonely = next(
+        i for i in pool.instances if i.provider_id and i.provider_id.endswith("/virtualMachines/1")
+    )
+    assert lonely.problems == ("no Machine and no infra machine for this providerID",)
+
+
+def test_kinds_that_could_not_be_read_make_no_false_problems() -> None:
+    objects = [
+        o
+        for o in SCENARIOS["azure-vmss"]("v1beta2", NAMESPACE)
+        if o["kind"] != "AzureMachinePoolMachine"
+    ]
+    nodes = tuple(o for o in objects if o["kind"] == "Node")
+    snapshot = Snapshot.of(
+        [o for o in objects if o["kind"] != "Node"],
+        workloads=[WorkloadNodes(None, None, nodes)],
+        unread=[
+            ("infrastructure.cluster.x-k8s.io", "AzureMachinePoolMachine"),
+            ("cluster.x-k8s.io", "Cluster"),
+        ],
+    )
+    cluster = describe(snapshot, Selection(), NOW).clusters[0]
+    problems = {i.machine.object.name: i.problems for i in cluster.pools[0].instances if i.machine}
+    assert problems["vmss-workers-1"] == ()
+    assert not any("not found" in p for ps in problems.values() for p in ps)
+    assert cluster.cluster is not None  # it was in the snapshot anyway
+    assert cluster.cluster_unread is True
+
+
+def test_replicas_managed_by_changes_what_deleting_a_vmss_instance_does() -> None:
+    objects = SCENARIOS["azure-vmss"]("v1beta2", NAMESPACE)
+    next(o for o in objects if o["kind"] == "MachinePool")["metadata"]["annotations"] = {
+        "cluster.x-k8s.io/replicas-managed-by": "external-autoscaler"
+    }
+    verdict = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools[0].deletion
+    assert verdict.verdict is Verdict.SUPPORTED
+    assert "VMSS stays one smaller" in verdict.reason
+    assert verdict.honours_delete_annotation is False
+
+
+def test_paused_by_the_cluster() -> None:
+    objects = SCENARIOS["aws-asg"]("v1beta2", NAMESPACE)
+    next(o for o in objects if o["kind"] == "Cluster")["spec"]["paused"] = True
+    cluster = describe(snapshot_of(objects), Selection(), NOW).clusters[0]
+    assert cluster.paused
+    assert cluster.pools[0].paused_by == "Cluster spec.paused"
+
+
+def test_oke_version_lives_on_the_infra_pool() -> None:
+    objects = SCENARIOS["eks-managed"]("v1beta2", NAMESPACE)
+    infra = next(o for o in objects if o["kind"] == "AWSManagedMachinePool")
+    infra["kind"], infra["spec"]["version"] = "OCIManagedMachinePool", "v1.33.5"
+    mp = next(o for o in objects if o["kind"] == "MachinePool")
+    mp["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = "OCIManagedMachinePool"
+    mp["spec"]["template"]["spec"]["version"] = "v1.32.0"  # the template is not what OKE rolls to
+    pool = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools[0]
+    assert pool.pool.desired_version == "v1.33.5"
+    assert all(i.healthy for i in pool.instances)  # kubelets v1.33.5-eks… match the infra version

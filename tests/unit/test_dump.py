@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,38 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path, content: str, message: st
 def test_missing_path() -> None:
     with pytest.raises(MachinePoolError, match=r'the path "nope\.yaml" does not exist'):
         load_dump(["nope.yaml"], io.StringIO())
+
+
+def test_binary_and_unreadable_files_are_one_line_errors(tmp_path: Path) -> None:
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe")
+    with pytest.raises(MachinePoolError, match="not UTF-8 text"):
+        load_dump([str(path)], io.StringIO())
+
+
+def test_concatenated_json_pipes_raw_lists_and_duplicates(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.json"
+    stream.write_text(
+        json.dumps({"kind": "List", "apiVersion": "v1", "items": REST}) + "\n" + json.dumps(REST[0])
+    )
+    # `kubectl get --raw /api/v1/nodes` items carry no kind or apiVersion.
+    raw_nodes = {
+        "kind": "NodeList",
+        "apiVersion": "v1",
+        "items": [{k: v for k, v in n.items() if k not in ("kind", "apiVersion")} for n in NODES],
+    }
+    fifo = tmp_path / "nodes.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(json.dumps(raw_nodes)))
+    writer.start()
+    snapshot = load_dump([str(stream), str(fifo)], io.StringIO())
+    writer.join()
+    assert kinds(snapshot) == sorted(o["kind"] for o in REST)  # the repeated object counts once
+    assert [n["kind"] for n in snapshot.workloads[0].nodes or ()] == ["Node", "Node"]
+
+
+def test_an_object_without_a_name(tmp_path: Path) -> None:
+    path = tmp_path / "noname.yaml"
+    path.write_text("apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachinePool\nmetadata: null\n")
+    with pytest.raises(MachinePoolError, match=r"holds a MachinePool without metadata\.name"):
+        load_dump([str(path)], io.StringIO())

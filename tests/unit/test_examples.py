@@ -73,3 +73,33 @@ def test_offline_selection_and_not_found(capsys: pytest.CaptureFixture[str]) -> 
     bad_now = run_cli(capsys, "describe", "-f", example, "--now", "yesterday")
     assert bad_now.code == 2
     assert "invalid value 'yesterday' for --now" in bad_now.err
+
+
+def test_describe_reports_each_missing_name_after_printing_the_others(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = run_cli(
+        capsys, "describe", "asg-workers", "typo-pool", "-f", str(ROOT / "examples"), "--now", NOW
+    )
+    assert result.code == 1
+    assert "MachinePool capi-prod/asg-workers" in result.out
+    assert result.err == 'error: machinepools.cluster.x-k8s.io "typo-pool" not found\n'
+
+
+def test_structured_output_even_when_nothing_matches(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    result = run_cli(
+        capsys,
+        "describe",
+        "--cluster",
+        "nope",
+        "-f",
+        str(ROOT / "examples"),
+        "-o",
+        "json",
+        "--now",
+        NOW,
+    )
+    assert result.code == 0
+    assert json.loads(result.out)["clusters"] == []

@@ -152,3 +152,100 @@ def test_kubeconfig_wins_over_pod_environment(tmp_path: Path) -> None:
         load_connection(None, None, pod_env, service_account_dir=service_account(tmp_path)).context
         == "ctx-a"
     )
+
+
+def test_a_kubeconfig_that_is_not_a_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "list.yaml"
+    path.write_text("- a\n- b\n")
+    with pytest.raises(ConfigError, match="is not a kubeconfig"):
+        load_connection(str(path), None, env_with(tmp_path))
+
+
+def test_a_context_without_server(tmp_path: Path) -> None:
+    path = kubeconfig(tmp_path / "a.yaml", {"ctx": "https://a:6443"}, "ctx")
+    doc = yaml.safe_load(path.read_text())
+    del doc["clusters"][0]["cluster"]["server"]
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match="names no cluster server"):
+        load_connection(str(path), None, env_with(tmp_path))
+
+
+def with_user(path: Path, user: dict) -> Path:
+    doc = yaml.safe_load(path.read_text())
+    doc["users"][0]["user"] = user
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_failing_exec_plugin_is_an_error_not_an_anonymous_request(tmp_path: Path) -> None:
+    plugin = tmp_path / "expired.sh"
+    plugin.write_text("#!/bin/sh\necho 'token expired: run aws sso login' >&2\nexit 1\n")
+    plugin.chmod(0o755)
+    path = kubeconfig(tmp_path / "a.yaml", {"eks": "https://eks.example:443"}, "eks")
+    with_user(
+        path,
+        {
+            "exec": {
+                "apiVersion": "client.authentication.k8s.io/v1",
+                "command": str(plugin),
+                "interactiveMode": "Never",
+            }
+        },
+    )
+    with pytest.raises(ConfigError, match='getting credentials for context "eks" failed') as err:
+        load_connection(str(path), None, env_with(tmp_path))
+    assert "token expired: run aws sso login" in err.value.message
+
+
+def test_impersonation_becomes_kubectls_headers(tmp_path: Path) -> None:
+    path = kubeconfig(tmp_path / "a.yaml", {"ctx": "https://a:6443"}, "ctx")
+    with_user(
+        path,
+        {
+            "token": "t",
+            "as": "jane",
+            "as-groups": ["ops", "viewers"],
+            "as-user-extra": {"scopes": ["a"]},
+        },
+    )
+    conn = load_connection(str(path), None, env_with(tmp_path))
+    assert conn.headers == (
+        ("Impersonate-User", "jane"),
+        ("Impersonate-Group", "ops"),
+        ("Impersonate-Group", "viewers"),
+        ("Impersonate-Extra-scopes", "a"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("user", "cluster", "what"),
+    [
+        ({"exec": {"command": "sh", "args": ["-c", "touch /tmp/pwned"]}}, {}, "exec"),
+        ({"auth-provider": {"name": "oidc"}}, {}, "auth-provider"),
+        ({"tokenFile": "/home/me/.secret"}, {}, "tokenFile"),
+        (
+            {"client-certificate": "/etc/key.pem", "client-key": "/etc/key.pem"},
+            {},
+            "client-certificate, client-key",
+        ),
+        ({"token": "t"}, {"certificate-authority": "/etc/ca.pem"}, "certificate-authority"),
+    ],
+)
+def test_a_secrets_kubeconfig_may_not_run_commands_or_read_files(
+    tmp_path: Path, user: dict, cluster: dict, what: str
+) -> None:
+    from kubectl_machinepool.kubeconfig import connection_from_dict
+
+    config = {
+        "apiVersion": "v1",
+        "clusters": [{"name": "w", "cluster": {"server": "https://w:6443", **cluster}}],
+        "users": [{"name": "u", "user": user}],
+        "contexts": [{"name": "w", "context": {"cluster": "w", "user": "u"}}],
+        "current-context": "w",
+    }
+    with pytest.raises(
+        ConfigError, match=f"uses {what}; from a Secret only inline credentials are used"
+    ) as err:
+        connection_from_dict(config, "Secret ns/w-kubeconfig")
+    assert "--workload-kubeconfig" in (err.value.hint or "")
+    assert not Path("/tmp/pwned").exists()

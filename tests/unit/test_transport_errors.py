@@ -75,3 +75,43 @@ def test_request_timeout_applies(
         "within the request timeout",
         "hint: raise --request-timeout, or check that the server is reachable",
     ]
+
+
+@pytest.fixture
+def login_page() -> Iterator[int]:
+    """An HTTP server that answers everything with 200 and a login page, like a misrouted proxy."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body>Please sign in</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_server_that_is_not_kubernetes(
+    tmp_path: Path, login_page: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = kubeconfig_for(tmp_path, login_page)
+    config.write_text(config.read_text().replace("https://", "http://"))
+    result = run_cli(capsys, "list", "--kubeconfig", str(config))
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        f"error: the server of context 'mgmt' (http://127.0.0.1:{login_page}) did not answer "
+        "/apis/cluster.x-k8s.io like a Kubernetes API server",
+        "hint: check the server address and any proxy in between",
+    ]
