@@ -108,17 +108,22 @@ def management_cluster(control_plane: ControlPlane, generation: str) -> Manageme
 
 
 def create_scenario(cluster: ManagementCluster, objects: list[dict[str, Any]]) -> None:
-    """Create a scenario's objects as controllers would have: in order, status written through
-    the status subresource, owner references pointing at the real (server-assigned) uids, and a
-    `<cluster>-kubeconfig` Secret per Cluster so its Nodes can be read."""
+    """Create a scenario's objects as controllers would have left them.
+
+    Nodes go first, so references to them can be given real uids; status is written through the
+    status subresource; every fixture uid (owner references, nodeRefs) is replaced by the uid the
+    server assigned; each Cluster gets a `<cluster>-kubeconfig` Secret for its Nodes.
+    """
     real_uids: dict[str, str] = {}
-    for fixture in objects:
-        obj = json.loads(json.dumps(fixture))
+    ordered = sorted(objects, key=lambda o: o["kind"] != "Node")
+    for fixture in ordered:
+        text = json.dumps(fixture)
+        for old, new in real_uids.items():
+            text = text.replace(old, new)
+        obj = json.loads(text)
         meta = obj["metadata"]
         fixture_uid = meta.pop("uid", None)
         meta.pop("creationTimestamp", None)
-        for owner in meta.get("ownerReferences") or ():
-            owner["uid"] = real_uids.get(owner["uid"], owner["uid"])
         created = cluster.api.create(obj)
         if fixture_uid:
             real_uids[fixture_uid] = created["metadata"]["uid"]

@@ -8,6 +8,7 @@ when several tests share one API server as "workload cluster"; goldens use no sa
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,9 +184,6 @@ def machine_pool(generation: str, ns: str, cluster_name: str, p: PoolSpec) -> Ob
             "ReplicasReady", "True" if all_ready else "False", "WaitingForReplicasReady"
         ),
     ]
-    node_refs = [
-        {"apiVersion": "v1", "kind": "Node", "name": f"node-ref-{i}"} for i in range(p.ready_nodes)
-    ]
     paused = [condition("Paused", "False", "NotPaused")]
     status: Obj = {"phase": p.phase, "replicas": current, "observedGeneration": 1}
     if generation == "v1beta2":
@@ -214,8 +212,6 @@ def machine_pool(generation: str, ns: str, cluster_name: str, p: PoolSpec) -> Ob
             conditions=legacy_conditions,
             v1beta2={"conditions": paused},
         )
-    if node_refs:
-        status["nodeRefs"] = node_refs
     meta = _meta(
         "MachinePool", ns, p.name, cluster_name, finalizers=["machinepool.cluster.x-k8s.io"]
     )
@@ -883,13 +879,37 @@ def capd(generation: str, ns: str, salt: str = "") -> list[Obj]:
     return objects
 
 
+def with_node_refs(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
+    """Fill each MachinePool's status.nodeRefs as the controller does: the Nodes whose providerID
+    is in spec.providerIDList, in list order, with their names and uids."""
+
+    @functools.wraps(build)
+    def scenario(generation: str, ns: str, salt: str = "") -> list[Obj]:
+        objects = build(generation, ns, salt)
+        by_pid = {o["spec"]["providerID"]: o for o in objects if o["kind"] == "Node"}
+        for pool in (o for o in objects if o["kind"] == "MachinePool"):
+            refs = [
+                {"apiVersion": "v1", "kind": "Node", "name": n["metadata"]["name"], "uid": n["metadata"]["uid"]}
+                for pid in pool["spec"].get("providerIDList", [])
+                if (n := by_pid.get(pid))
+            ]
+            if refs:
+                pool["status"]["nodeRefs"] = refs
+        return objects
+
+    return scenario
+
+
 SCENARIOS: dict[str, Callable[..., list[Obj]]] = {
-    "aws-asg": aws_asg,
-    "azure-vmss": azure_vmss,
-    "oci-instance-pool": oci_instance_pool,
-    "eks-managed": eks_managed,
-    "aks-managed": aks_managed,
-    "gke-managed": gke_managed,
-    "scaleway-kapsule": scaleway_kapsule,
-    "capd": capd,
+    name: with_node_refs(build)
+    for name, build in {
+        "aws-asg": aws_asg,
+        "azure-vmss": azure_vmss,
+        "oci-instance-pool": oci_instance_pool,
+        "eks-managed": eks_managed,
+        "aks-managed": aks_managed,
+        "gke-managed": gke_managed,
+        "scaleway-kapsule": scaleway_kapsule,
+        "capd": capd,
+    }.items()
 }
