@@ -105,6 +105,8 @@ class ClusterDescription:
     nodes_read: bool
     nodes_note: str | None
     pools: tuple[PoolDescription, ...]
+    # Every Node of the workload cluster (not only the pools'); None when not read.
+    nodes: tuple[NodeState, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,6 +449,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                 nodes_read=nodes is not None,
                 nodes_note=note,
                 pools=tuple(pools),
+                nodes=None if nodes is None else tuple(nodes),
             )
         )
     return Description(tuple(clusters), now, snapshot.notes)

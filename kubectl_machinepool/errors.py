@@ -16,6 +16,8 @@ class ExitCode(IntEnum):
     USAGE = 2
     # A guarded write declined to act; nothing changed (kubectl keeps 3 for "nothing changed").
     REFUSED = 3
+    # diagnose --fail-on: the run worked and found problems at or above the chosen severity.
+    FINDINGS = 4
     INTERRUPTED = 130
 
 

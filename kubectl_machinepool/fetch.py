@@ -13,12 +13,18 @@ import yaml
 
 from kubectl_machinepool.description import Selection, selected
 from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.kubeconfig import connection_from_dict, load_connection
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes, group_of
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
+SECRETS = Resource("", "v1", "Secret", "secrets")
+DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
+BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
+# clusterctl labels the core provider's components with this.
+CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
 # A workload cluster is secondary: without --request-timeout, do not wait for it forever.
 WORKLOAD_TIMEOUT = 10.0
 
@@ -46,6 +52,8 @@ class _Reads:
         self.kube = kube
         self.notes: list[str] = []
         self.unread: list[tuple[str, str]] = []
+        # Reads only rules need stay silent in describe: their absence is said by the findings.
+        self.quiet = False
 
     def read(
         self,
@@ -58,11 +66,32 @@ class _Reads:
         selector: str | None = None,
     ) -> list[RawObject]:
         try:
-            return self.kube.list(self.kube.resource(group, kind, version), namespace, selector)
+            resource = self.kube.resource(group, kind, version)
         except MachinePoolError as err:
+            return self._failed(group, kind, consequence, err)
+        return self.read_resource(resource, namespace, consequence, selector=selector)
+
+    def read_resource(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        consequence: str,
+        *,
+        selector: str | None = None,
+        metadata_only: bool = False,
+    ) -> list[RawObject]:
+        try:
+            return self.kube.list(resource, namespace, selector, metadata_only=metadata_only)
+        except MachinePoolError as err:
+            return self._failed(resource.group, resource.kind, consequence, err)
+
+    def _failed(
+        self, group: str, kind: str, consequence: str, err: MachinePoolError
+    ) -> list[RawObject]:
+        if not self.quiet:
             self.notes.append(f"cannot read {kind} objects, so {consequence}: {err.message}")
-            self.unread.append((group, kind))
-            return []
+        self.unread.append((group, kind))
+        return []
 
     def kinds(
         self, kinds: dict[tuple[str, str], str | None], namespace: str | None, consequence: str
@@ -129,8 +158,25 @@ def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> dict[str, ob
     return config
 
 
+def _token_secrets(workload: Kube) -> tuple[str, ...] | None:
+    """Names of the workload cluster's bootstrap token Secrets (metadata only), if readable."""
+    try:
+        found = workload.list(
+            SECRETS, "kube-system", field_selector=BOOTSTRAP_TOKENS, metadata_only=True
+        )
+    except MachinePoolError:
+        return None
+    return tuple(sorted(str(s["metadata"].get("name", "")) for s in found))
+
+
 def workload_nodes(
-    kube: Kube, namespace: str, cluster: str, override: str | None, timeout: float | None
+    kube: Kube,
+    namespace: str,
+    cluster: str,
+    override: str | None,
+    timeout: float | None,
+    *,
+    tokens: bool = False,
 ) -> WorkloadNodes:
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override)."""
     try:
@@ -141,10 +187,23 @@ def workload_nodes(
             connection = connection_from_dict(config, f"Secret {namespace}/{cluster}-kubeconfig")
         with Kube(connection, timeout or WORKLOAD_TIMEOUT) as workload:
             nodes = workload.list(NODES, None)
+            token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         return WorkloadNodes(namespace, cluster, None, note)
-    return WorkloadNodes(namespace, cluster, tuple(nodes))
+    return WorkloadNodes(namespace, cluster, tuple(nodes), token_secrets=token_secrets)
+
+
+def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str | None]:
+    kinds: dict[tuple[str, str], str | None] = {}
+    for cluster in clusters:
+        ref = dig(cluster, "spec", "controlPlaneRef")
+        kind = text(dig(ref, "kind"))
+        if kind:
+            api_version = text(dig(ref, "apiVersion")) or ""
+            group = text(dig(ref, "apiGroup")) or group_of(api_version)
+            kinds.setdefault((group, kind), api_version.rpartition("/")[2] or None)
+    return kinds
 
 
 def read_description(
@@ -153,28 +212,58 @@ def read_description(
     selection: Selection,
     workload_kubeconfig: str | None,
     timeout: float | None,
+    *,
+    diagnosis: bool = False,
+    report_extras: bool = False,
 ) -> Snapshot:
-    """For `describe` and later read commands: pools, their Clusters, provider objects, Nodes."""
-    pools = _machine_pools(kube, namespace, selection)
+    """For `describe` and the commands after it: pools, their Clusters, provider objects, Nodes.
+
+    diagnosis adds what only rules need: the core controller Deployment (its version), control
+    planes, Secret names in scope and the workload's bootstrap token Secret names. Every pool in
+    scope is kept, selected or not, so a Node naming a pool that is not there is really orphaned.
+    """
+    resource = Resource(CAPI_GROUP, kube.capi_version(), "MachinePool", "machinepools")
+    every_pool = kube.list(resource, namespace)
+    pools = [p for p in every_pool if selected(p, selection)]
     reads = _Reads(kube)
-    objects: list[RawObject] = list(pools)
+    objects: list[RawObject] = list(every_pool)
     clusters = {
         (p["metadata"].get("namespace", ""), (p.get("spec") or {}).get("clusterName", ""))
         for p in pools
     }
+    cluster_objects: list[RawObject] = []
     if pools:
         why = "Clusters show as not readable"
         for obj in reads.read(CAPI_GROUP, "Cluster", namespace, why, version=kube.capi_version()):
             if (obj["metadata"].get("namespace", ""), obj["metadata"].get("name")) in clusters:
-                objects.append(obj)
+                cluster_objects.append(obj)
+    objects += cluster_objects
     infra_refs = _template_refs(pools, "infrastructureRef")
     infra = reads.kinds(infra_refs, namespace, "infra pools are not shown")
     objects += infra
     bootstrap_refs = _template_refs(pools, "bootstrap")
     objects += reads.kinds(bootstrap_refs, namespace, "bootstrap configs are not shown")
     objects += _machines(reads, infra, namespace)
+    secrets_scope = None
+    if diagnosis and pools:
+        reads.quiet = not report_extras
+        objects += reads.kinds(
+            _control_plane_refs(cluster_objects), namespace, "version skew is not checked"
+        )
+        objects += reads.read_resource(
+            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
+        )
+        secrets = reads.read_resource(
+            SECRETS,
+            namespace,
+            "missing bootstrap data Secrets are not detected",
+            metadata_only=True,
+        )
+        objects += secrets
+        if ("", "Secret") not in reads.unread:
+            secrets_scope = namespace or ""
     workloads = [
-        workload_nodes(kube, ns, name, workload_kubeconfig, timeout)
+        workload_nodes(kube, ns, name, workload_kubeconfig, timeout, tokens=diagnosis)
         for ns, name in sorted(clusters)
     ]
-    return Snapshot.of(objects, reads.notes, workloads, reads.unread)
+    return Snapshot.of(objects, reads.notes, workloads, reads.unread, secrets_scope)

@@ -21,6 +21,7 @@ from kubectl_machinepool.options import AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 
 LIST_CHUNK = 500
+METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,19 +150,34 @@ class Kube:
         return MachinePoolError(f"{message} (HTTP {status})")
 
     def list(
-        self, resource: Resource, namespace: str | None, selector: str | None = None
+        self,
+        resource: Resource,
+        namespace: str | None,
+        selector: str | None = None,
+        *,
+        field_selector: str | None = None,
+        metadata_only: bool = False,
     ) -> list[RawObject]:
-        """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in."""
+        """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
+
+        metadata_only asks the server for PartialObjectMetadata: names and labels without the
+        data, which is all a check for Secrets needs and all it should see.
+        """
         items: list[RawObject] = []
         query: dict[str, str] = {"limit": str(LIST_CHUNK)}
         if selector:
             query["labelSelector"] = selector
+        if field_selector:
+            query["fieldSelector"] = field_selector
+        accept = METADATA_ONLY if metadata_only else "application/json"
         while True:
-            page = self.request("GET", resource.path(namespace), query)
+            page = self.request("GET", resource.path(namespace), query, accept)
             for item in page.get("items") or []:
                 if not isinstance(item, dict):
                     continue
                 # List items come without TypeMeta; keep them shaped like `kubectl get -o yaml`.
+                if metadata_only:
+                    item.update(apiVersion=resource.api_version, kind=resource.kind)
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)
                 items.append(item)

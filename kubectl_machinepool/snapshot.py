@@ -32,6 +32,8 @@ class WorkloadNodes:
     cluster: str | None
     nodes: tuple[RawObject, ...] | None
     note: str | None = None
+    # Names of kube-system bootstrap token Secrets; None when they were not listed.
+    token_secrets: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Snapshot:
     workloads: tuple[WorkloadNodes, ...] = field(default=())
     # (group, kind) pairs that could not be listed: their absence here proves nothing.
     unread: tuple[tuple[str, str], ...] = field(default=())
+    # Where Secrets (metadata only) were listed: None nowhere, "" in every namespace.
+    secrets_scope: str | None = None
 
     @classmethod
     def of(
@@ -50,8 +54,13 @@ class Snapshot:
         notes: Iterable[str] = (),
         workloads: Iterable[WorkloadNodes] = (),
         unread: Iterable[tuple[str, str]] = (),
+        secrets_scope: str | None = None,
     ) -> Snapshot:
-        return cls(tuple(objects), tuple(notes), tuple(workloads), tuple(unread))
+        return cls(tuple(objects), tuple(notes), tuple(workloads), tuple(unread), secrets_scope)
+
+    def secrets_listed(self, namespace: str) -> bool:
+        """Whether a Secret missing from this snapshot is really missing in that namespace."""
+        return self.secrets_scope is not None and self.secrets_scope in ("", namespace)
 
     def was_read(self, group: str, kind: str) -> bool:
         return (group, kind) not in self.unread

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -14,6 +15,7 @@ from kubectl_machinepool.description import (
     Instance,
     PoolDescription,
 )
+from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.model import MachinePool, ObjectRef
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.timeutil import format_time
@@ -200,11 +202,27 @@ def _cluster(cluster: ClusterDescription) -> dict[str, Any]:
     }
 
 
-def describe_document(description: Description) -> dict[str, Any]:
+def finding_doc(finding: Finding) -> dict[str, Any]:
+    return {
+        "code": finding.code,
+        "rule": finding.rule,
+        "severity": finding.severity.label,
+        "namespace": finding.namespace,
+        "machinePool": finding.pool or None,
+        "subject": finding.subject,
+        "message": finding.message,
+        "action": finding.action,
+        "refs": list(finding.refs),
+        "instances": list(finding.instances),
+    }
+
+
+def describe_document(description: Description, findings: Sequence[Finding] = ()) -> dict[str, Any]:
     return {
         "apiVersion": SCHEMA_VERSION,
         "kind": "MachinePoolDescription",
         "now": format_time(description.now),
         "notes": list(description.notes),
         "clusters": [_cluster(c) for c in description.clusters],
+        "findings": [finding_doc(f) for f in findings],
     }

@@ -23,7 +23,9 @@ from kubectl_machinepool.description import (
     PoolDescription,
     node_available,
 )
+from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.table import table
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 
@@ -64,6 +66,8 @@ class TreeOptions:
     show_conditions: frozenset[str] = frozenset()
     glyphs: Glyphs = UNICODE
     no_headers: bool = False
+    # diagnose's findings: their codes mark the rows they concern, and they are listed below.
+    findings: tuple[Finding, ...] = ()
 
 
 @dataclass
@@ -160,7 +164,26 @@ def short_provider_id(provider_id: str | None, ellipsis: str = "…", limit: int
     return f"{scheme}://{ellipsis}/{tail}"
 
 
-def instance_row(instance: Instance, opts: TreeOptions) -> Row:
+def _mark(row: Row, codes: list[str]) -> None:
+    """Name the findings that concern a row at the end of its message."""
+    if codes:
+        tag = "[" + ", ".join(sorted(set(codes))) + "]"
+        row.message = f"{row.message} {tag}" if row.message else tag
+
+
+def _instance_codes(instance: Instance, pool: PoolDescription, opts: TreeOptions) -> list[str]:
+    keys = {
+        instance.provider_id,
+        instance.machine.object.name if instance.machine else None,
+        instance.node.name if instance.node else None,
+    } - {None}
+    where = (pool.pool.namespace, pool.pool.name)
+    return [
+        f.code for f in opts.findings if (f.namespace, f.pool) == where and keys & set(f.instances)
+    ]
+
+
+def instance_row(instance: Instance, opts: TreeOptions, pool: PoolDescription | None = None) -> Row:
     machine: MachineState | None = instance.machine
     if machine is not None:
         row = object_row(machine.object, opts)
@@ -168,6 +191,8 @@ def instance_row(instance: Instance, opts: TreeOptions) -> Row:
     else:
         row = Row(f"providerID {short_provider_id(instance.provider_id, opts.glyphs.ellipsis)}")
     _problems(row, instance)
+    if pool is not None:
+        _mark(row, _instance_codes(instance, pool, opts))
     if instance.infra_machine is not None:
         row.children.append(object_row(instance.infra_machine, opts))
     if instance.node is not None:
@@ -232,15 +257,19 @@ def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
         row.message, row.bad_message = f"failure: {mp.failure}", True
     elif row.condition is not None:
         row.message = row.condition.message
+    _mark(row, [
+        f.code for f in opts.findings
+        if (f.namespace, f.pool) == (mp.namespace, mp.name) and not f.instances
+    ])  # fmt: skip
     _add_conditions(row, "MachinePool", mp.conditions.all, opts)
     for state in (pool.bootstrap, pool.infra):
         if state is not None:
             row.children.append(object_row(state, opts))
     troubled = [i for i in pool.instances if not i.healthy]
     healthy = [i for i in pool.instances if i.healthy]
-    row.children += [instance_row(i, opts) for i in troubled]
+    row.children += [instance_row(i, opts, pool) for i in troubled]
     if opts.show_all:
-        row.children += [instance_row(i, opts) for i in healthy]
+        row.children += [instance_row(i, opts, pool) for i in healthy]
     elif pool.uses_machines and healthy:
         row.children.append(group_row(healthy, "Machine", opts, mp.min_ready_seconds))
     elif healthy:
@@ -434,7 +463,12 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
 def render_tree(description: Description, opts: TreeOptions) -> str:
     blocks: list[str] = []
     for cluster in description.clusters:
+        names = {p.pool.name for p in cluster.pools} | {""}
         for pool in cluster.pools:
             blocks.append("\n".join(summary_block(pool, opts)) + "\n")
         blocks.append(tree_table([cluster_row(cluster, opts)], opts))
+        mine = [f for f in opts.findings if f.namespace == cluster.namespace and f.pool in names]
+        listed = findings_list(mine, opts.palette)
+        if listed:
+            blocks.append(listed)
     return "\n".join(blocks)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import yaml
 
 from . import crds
-from .controlplane import APIServer, ControlPlane, User
+from .controlplane import APIServer, ControlPlane, User, binaries_dir
 from .kinds import Kinds
 from .kubeapi import KubeAPI
 
@@ -129,3 +130,42 @@ def create_scenario(cluster: ManagementCluster, objects: list[dict[str, Any]]) -
             real_uids[fixture_uid] = created["metadata"]["uid"]
         if obj["kind"] == "Cluster":
             cluster.workload_kubeconfig_secret(meta["namespace"], meta["name"])
+
+
+def kubectl_dump(
+    cluster: ManagementCluster, namespace: str, objects: list[dict[str, Any]], directory: Path
+) -> list[str]:
+    """`kubectl get -o yaml` of every kind in the scenario, as an operator would save it."""
+    kinds = Kinds()
+    resources = sorted(
+        {
+            ".".join(
+                p
+                for p in (
+                    kinds.lookup(o["apiVersion"], o["kind"]).plural,
+                    o["apiVersion"].rpartition("/")[0],
+                )
+                if p
+            )
+            for o in objects
+            if o["kind"] != "Node"
+        }
+    )
+    base = [
+        str(binaries_dir() / "kubectl"),
+        "--kubeconfig",
+        str(cluster.kubeconfig),
+        "get",
+        "-o",
+        "yaml",
+    ]
+    files = []
+    for name, args in (
+        ("management", ["-n", namespace, ",".join(resources)]),
+        ("nodes", ["nodes"]),
+    ):
+        out = subprocess.run([*base, *args], capture_output=True, text=True, check=True, timeout=60)
+        path = directory / f"{name}.yaml"
+        path.write_text(out.stdout)
+        files += ["-f", str(path)]
+    return files

@@ -530,8 +530,11 @@ def _token(salt: str) -> str:
     return salt or "0" * 8
 
 
-def aws_asg(generation: str, ns: str, salt: str = "") -> list[Obj]:
-    """CAPA AWSMachinePool without MachinePool Machines, stuck ScalingUp: one instance has no Node."""
+def aws_asg(generation: str, ns: str, salt: str = "", healthy: bool = False) -> list[Obj]:
+    """CAPA AWSMachinePool without MachinePool Machines, stuck ScalingUp: one instance has no Node.
+
+    healthy: the same pool once the third instance joined.
+    """
     shape = Shape(
         (INFRA, "v1beta2", "AWSCluster"), (CONTROLPLANE, "v1beta2", "KubeadmControlPlane")
     )
@@ -541,7 +544,7 @@ def aws_asg(generation: str, ns: str, salt: str = "") -> list[Obj]:
     ]
     pool = PoolSpec(
         "asg-workers", (INFRA, "v1beta2", "AWSMachinePool"), (BOOTSTRAP, generation, "KubeadmConfig"),
-        desired=3, provider_ids=ids, ready_nodes=2, phase="ScalingUp",
+        desired=3, provider_ids=ids, ready_nodes=3 if healthy else 2, phase="Running" if healthy else "ScalingUp",
         failure_domains=("eu-west-1a", "eu-west-1b", "eu-west-1c"),
         annotations=(
             (f"{CAPI}/cluster-api-autoscaler-node-group-min-size", "1"),
@@ -571,7 +574,7 @@ def aws_asg(generation: str, ns: str, salt: str = "") -> list[Obj]:
             "prod",
             pool.name,
         )
-        for i in range(2)
+        for i in range(3 if healthy else 2)
     ]
     return [
         cluster(generation, ns, "prod", shape),
@@ -590,9 +593,9 @@ def _azure_id(vmss: str, index: int, salt: str, group: str = "prod-rg") -> str:
     )
 
 
-def azure_vmss(generation: str, ns: str, salt: str = "") -> list[Obj]:
+def azure_vmss(generation: str, ns: str, salt: str = "", healthy: bool = False) -> list[Obj]:
     """CAPZ AzureMachinePool with AzureMachinePoolMachines, mid-upgrade: one instance still on the
-    old version, one Node NotReady."""
+    old version, one Node NotReady. healthy: the same pool after the upgrade finished."""
     shape = Shape(
         (INFRA, "v1beta1", "AzureCluster"), (CONTROLPLANE, "v1beta2", "KubeadmControlPlane")
     )
@@ -601,7 +604,8 @@ def azure_vmss(generation: str, ns: str, salt: str = "") -> list[Obj]:
     ids = [_azure_id("vmss-workers", i, salt) for i in range(3)]
     pool = PoolSpec(
         "vmss-workers", amp, (BOOTSTRAP, generation, "KubeadmConfig"), desired=3, provider_ids=ids,
-        ready_nodes=2, phase="ScalingUp", with_machines=True, machines_ready=2, machines_available=2,
+        ready_nodes=3 if healthy else 2, phase="Running" if healthy else "ScalingUp", with_machines=True,
+        machines_ready=3 if healthy else 2, machines_available=3 if healthy else 2,
         failure_domains=("1", "2", "3"),
     )  # fmt: skip
     objects = [
@@ -619,10 +623,12 @@ def azure_vmss(generation: str, ns: str, salt: str = "") -> list[Obj]:
                 "providerIDList": ids,
             },
             status={
-                "ready": True, "replicas": 2, "provisioningState": "Updating", "infrastructureMachineKind": "AzureMachinePoolMachine",
+                "ready": True, "replicas": 3 if healthy else 2, "provisioningState": "Succeeded" if healthy else "Updating",
+                "infrastructureMachineKind": "AzureMachinePoolMachine",
                 "image": {"computeGallery": {"gallery": "ClusterAPI-f72ceb4f", "name": "capi-ubun2-2404", "version": "1.33.4"}},
                 "conditions": [
                     v1beta1_condition("Ready"), v1beta1_condition("BootstrapSucceeded"), v1beta1_condition("ScaleSetDesiredReplicas"),
+                    v1beta1_condition("ScaleSetModelUpdated") if healthy else
                     v1beta1_condition("ScaleSetModelUpdated", "False", "ScaleSetModelOutOfDate", severity="Info", when=RECENT),
                     v1beta1_condition("ScaleSetRunning"),
                 ],
@@ -635,6 +641,8 @@ def azure_vmss(generation: str, ns: str, salt: str = "") -> list[Obj]:
         ("v1.33.4", "True", True),
         ("v1.33.4", "False", True),
     ]
+    if healthy:
+        states = [("v1.33.4", "True", True)] * 3
     for i, (kubelet, ready, latest) in enumerate(states):
         name = f"vmss-workers-{i}"
         node_name = f"vmss-workers{_suffix(salt)}-00000{i}"
@@ -879,29 +887,58 @@ def capd(generation: str, ns: str, salt: str = "") -> list[Obj]:
     return objects
 
 
-def with_node_refs(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
-    """Fill each MachinePool's status.nodeRefs as the controller does: the Nodes whose providerID
-    is in spec.providerIDList, in list order, with their names and uids."""
+def bootstrap_data_secret(config: Obj) -> Obj:
+    """The Secret a bootstrap provider writes for its config (key `value`, the userdata)."""
+    meta = config["metadata"]
+    name = config["status"]["dataSecretName"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "cluster.x-k8s.io/secret",
+        "metadata": {
+            "name": name,
+            "namespace": meta["namespace"],
+            "uid": uid("Secret", meta["namespace"], name),
+            "creationTimestamp": T0,
+            "labels": {f"{CAPI}/cluster-name": meta["labels"][f"{CAPI}/cluster-name"]},
+            "ownerReferences": [
+                _owner(config["kind"], config["apiVersion"], meta["namespace"], meta["name"])
+            ],
+        },
+        "data": {"value": "I2Nsb3VkLWNvbmZpZwo=", "format": "Y2xvdWQtY29uZmln"},
+    }
+
+
+def as_controllers_left_them(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
+    """What controllers add to a scenario: each MachinePool's status.nodeRefs (the Nodes whose
+    providerID is in spec.providerIDList, in list order, with names and uids) and each bootstrap
+    config's data Secret."""
 
     @functools.wraps(build)
-    def scenario(generation: str, ns: str, salt: str = "") -> list[Obj]:
-        objects = build(generation, ns, salt)
+    def scenario(generation: str, ns: str, salt: str = "", **variant: Any) -> list[Obj]:
+        objects = build(generation, ns, salt, **variant)
         by_pid = {o["spec"]["providerID"]: o for o in objects if o["kind"] == "Node"}
         for pool in (o for o in objects if o["kind"] == "MachinePool"):
             refs = [
-                {"apiVersion": "v1", "kind": "Node", "name": n["metadata"]["name"], "uid": n["metadata"]["uid"]}
+                {
+                    "apiVersion": "v1",
+                    "kind": "Node",
+                    "name": n["metadata"]["name"],
+                    "uid": n["metadata"]["uid"],
+                }
                 for pid in pool["spec"].get("providerIDList", [])
                 if (n := by_pid.get(pid))
             ]
             if refs:
                 pool["status"]["nodeRefs"] = refs
-        return objects
+        configs = [o for o in objects if o["kind"] == "KubeadmConfig"]
+        return objects + [bootstrap_data_secret(c) for c in configs]
 
     return scenario
 
 
 SCENARIOS: dict[str, Callable[..., list[Obj]]] = {
-    name: with_node_refs(build)
+    name: as_controllers_left_them(build)
     for name, build in {
         "aws-asg": aws_asg,
         "azure-vmss": azure_vmss,

@@ -1,0 +1,109 @@
+"""diagnose: every known MachinePool problem as a finding with evidence, action and references.
+
+The catalog is the rules R1-R25 of the project's known-issues reference, one or more codes each
+(MP0101 is R1a). Rules are pure functions over describe's model plus the raw objects.
+"""
+
+from __future__ import annotations
+
+from kubectl_machinepool.description import Description
+from kubectl_machinepool.diagnostics import (
+    cluster,
+    infrastructure,
+    lifecycle,
+    nodes,
+    replicas,
+    versions,
+)
+from kubectl_machinepool.diagnostics.core import (
+    CapiVersion,
+    Context,
+    Finding,
+    Rule,
+    Severity,
+    Thresholds,
+)
+from kubectl_machinepool.fields import dig, items, text
+from kubectl_machinepool.snapshot import RawObject, Snapshot
+
+RULES: list[Rule] = sorted(
+    replicas.RULES
+    + infrastructure.RULES
+    + nodes.RULES
+    + lifecycle.RULES
+    + versions.RULES
+    + cluster.RULES,
+    key=lambda r: r.code,
+)
+BY_CODE = {rule.code: rule for rule in RULES}
+_CLUSTER_LOOKS_HEALTHY = BY_CODE["MP1701"]
+
+CORE_PROVIDER_LABEL = "cluster.x-k8s.io/provider"
+CORE_DEPLOYMENT = "capi-controller-manager"
+
+
+def _is_core_controller(obj: RawObject) -> bool:
+    if obj.get("kind") != "Deployment":
+        return False
+    labels = dig(obj, "metadata", "labels") or {}
+    return (
+        labels.get(CORE_PROVIDER_LABEL) == "cluster-api"
+        or dig(obj, "metadata", "name") == CORE_DEPLOYMENT
+    )
+
+
+def core_controller(snapshot: Snapshot) -> RawObject | None:
+    """The Cluster API core controller's Deployment, when it was read (or is in the dump)."""
+    return next((o for o in snapshot.of_kind("apps", "Deployment") if _is_core_controller(o)), None)
+
+
+def capi_version(snapshot: Snapshot, override: str | None) -> CapiVersion:
+    """From --capi-version, else the manager container's image tag of the core controller."""
+    if override:
+        return CapiVersion.parse(override, "--capi-version")
+    deployment = core_controller(snapshot)
+    if deployment is None:
+        return CapiVersion(None, "the capi-controller-manager Deployment was not read")
+    containers = items(dig(deployment, "spec", "template", "spec", "containers"))
+    manager = next(
+        (c for c in containers if c.get("name") == "manager"), containers[0] if containers else {}
+    )
+    image = (text(manager.get("image")) or "").split("@")[0]  # drop a digest
+    name = image.rpartition("/")[2]
+    tag = name.rpartition(":")[2] if ":" in name else ""
+    namespace = dig(deployment, "metadata", "namespace")
+    return CapiVersion.parse(
+        tag.split("@")[0], f"image of Deployment {namespace}/{dig(deployment, 'metadata', 'name')}"
+    )
+
+
+def diagnose(
+    description: Description, snapshot: Snapshot, capi: CapiVersion, thresholds: Thresholds
+) -> list[Finding]:
+    """All findings, per pool most severe first; pools in namespace/name order."""
+    found: list[Finding] = []
+    for described in description.clusters:
+        ctx = Context(described, snapshot, description.now, capi, thresholds)
+        for rule in RULES:
+            if rule.check_cluster is not None:
+                found += rule.check_cluster(rule, ctx)
+        for pool in described.pools:
+            pool_findings = [f for rule in RULES if rule.check for f in rule.check(rule, pool, ctx)]
+            problems = sum(1 for f in pool_findings if f.severity >= Severity.WARNING)
+            pool_findings += cluster.cluster_looks_healthy(
+                _CLUSTER_LOOKS_HEALTHY, pool, ctx, problems
+            )
+            found += pool_findings
+    return sorted(found, key=lambda f: (f.namespace, f.pool, -f.severity, f.code, f.subject))
+
+
+__all__ = [
+    "BY_CODE",
+    "RULES",
+    "CapiVersion",
+    "Finding",
+    "Severity",
+    "Thresholds",
+    "capi_version",
+    "diagnose",
+]

@@ -1,0 +1,154 @@
+"""Rules about the pool's place in its Cluster and autoscaling (R14, R17, R18)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.diagnostics.core import (
+    AUTOSCALER,
+    CAPA,
+    CAPI,
+    CAPZ,
+    Context,
+    Finding,
+    Rule,
+    Severity,
+    pool_subject,
+)
+from kubectl_machinepool.fields import dig, integer, text
+
+
+def bootstrap_drift(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp, boot = pool.pool, pool.pool.bootstrap_ref
+    if "topology.cluster.x-k8s.io/owned" not in mp.labels or boot is None:
+        return
+    raw = ctx.raw(boot.api_group, boot.kind, mp.namespace, boot.name)
+    generation = integer(dig(raw, "metadata", "generation"))
+    if generation is not None and generation > 1:
+        message = (
+            f"{boot.kind} {boot.name} was changed in place (generation {generation}) under "
+            "ClusterClass: existing instances probably never got the change"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def cluster_looks_healthy(
+    rule: Rule, pool: PoolDescription, ctx: Context, problems: int
+) -> Iterator[Finding]:
+    """Emitted after the other rules: the Cluster says all is well while this pool is not."""
+    state = ctx.cluster.cluster
+    if state is None or problems == 0:
+        return
+    cond = state.conditions.first("Available", "Ready")
+    if cond is not None and cond.status == "True":
+        message = (
+            f"Cluster {state.namespace}/{state.name} reports {cond.type} True while this pool has "
+            f"{problems} warning or error finding{'s' if problems != 1 else ''}: MachinePool health "
+            "is not aggregated into the Cluster"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def autoscaler_without_machines(
+    rule: Rule, pool: PoolDescription, ctx: Context
+) -> Iterator[Finding]:
+    low, high = pool.pool.autoscaler_bounds
+    if (low is None and high is None) or pool.uses_machines or pool.infra is None:
+        return
+    message = (
+        "cluster-autoscaler manages this pool (min/max annotations) but it has no MachinePool "
+        "Machines: scale-down can only lower replicas and let the cloud pick the instance, and "
+        "needs a cluster-autoscaler with kubernetes/autoscaler PR #9693"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
+
+
+def autoscaler_on_asg_machines(
+    rule: Rule, pool: PoolDescription, ctx: Context
+) -> Iterator[Finding]:
+    low, high = pool.pool.autoscaler_bounds
+    if (
+        (low is None and high is None)
+        or not pool.uses_machines
+        or not pool.infra
+        or pool.infra.kind != "AWSMachinePool"
+    ):
+        return
+    message = (
+        "cluster-autoscaler manages this AWSMachinePool, but CAPA ignores cluster.x-k8s.io/"
+        "delete-machine: on scale-down the ASG terminates an arbitrary instance, undrained"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
+
+
+def azure_ready_but_failed(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    infra = pool.infra
+    if infra is None or infra.kind != "AzureMachinePool" or infra.ready is not True:
+        return
+    ref = pool.pool.infrastructure_ref
+    raw = ctx.raw(ref.api_group, ref.kind, pool.pool.namespace, ref.name) if ref else None
+    if text(dig(raw, "status", "provisioningState")) == "Failed":
+        message = (
+            f"AzureMachinePool {infra.name} reports ready while its VMSS provisioningState is "
+            "Failed: cluster-autoscaler keeps scaling up into the failure"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+RULES = [
+    Rule(
+        "MP1401",
+        "R14",
+        "Bootstrap change patched in place under ClusterClass",
+        Severity.WARNING,
+        "a topology-owned pool whose bootstrap config has metadata.generation above 1",
+        "ClusterClass patches the bootstrap config in place; providers roll instances only when bootstrap.configRef.name changes, so existing instances keep the old configuration.",
+        "Roll the existing instances through the provider; outside ClusterClass rotate the config (new name, then update the ref).",
+        (CAPI + "10496", CAPA + "4071", CAPA + "4619"),
+        bootstrap_drift,
+    ),
+    Rule(
+        "MP1701",
+        "R17",
+        "The Cluster looks healthy, the pool is not",
+        Severity.INFO,
+        "the Cluster's Available (or v1beta1 Ready) is True while this pool has warning or error findings",
+        "MachinePool conditions are not aggregated into the Cluster's conditions, and pool Machines are excluded from the worker conditions.",
+        "Evaluate each MachinePool directly; never conclude 'all good' from the Cluster alone.",
+        (CAPI + "11416", CAPI + "11105"),
+    ),
+    Rule(
+        "MP1801",
+        "R18",
+        "Autoscaler on a pool without Machines",
+        Severity.INFO,
+        "a pool with cluster-autoscaler min/max annotations whose infra pool has no per-instance machine kind",
+        "Scale-down can only lower replicas and let the cloud choose the instance; before kubernetes/autoscaler PR #9693 it is blocked ('unknown machine').",
+        "Upgrade cluster-autoscaler; prefer providers with MachinePool Machines that honour delete-machine when the choice of instance matters.",
+        (AUTOSCALER + "9681", AUTOSCALER + "9693", AUTOSCALER + "7976"),
+        autoscaler_without_machines,
+    ),
+    Rule(
+        "MP1802",
+        "R18",
+        "Autoscaler on AWSMachinePool Machines",
+        Severity.WARNING,
+        "an AWSMachinePool with MachinePool Machines and cluster-autoscaler min/max annotations",
+        "CAPA does not honour cluster.x-k8s.io/delete-machine: the ASG termination policy picks the instance, without a Cluster API drain.",
+        "Use ASG lifecycle hooks with aws-node-termination-handler, or a provider that honours delete-machine.",
+        (CAPA + "2023", CAPA + "2574"),
+        autoscaler_on_asg_machines,
+    ),
+    Rule(
+        "MP1803",
+        "R18",
+        "AzureMachinePool ready while its VMSS failed",
+        Severity.ERROR,
+        "AzureMachinePool status.ready is true while status.provisioningState is Failed",
+        "cluster-autoscaler does not back off and keeps scaling up into the failure (for example zone capacity).",
+        "Fix the VMSS failure; upgrade CAPZ to a release with PR #6488.",
+        (CAPZ + "5860", CAPZ + "6488"),
+        azure_ready_but_failed,
+    ),
+]

@@ -1,0 +1,181 @@
+"""Findings, rules and what rules may look at.
+
+A rule is a small pure function over one described pool (and its Cluster, the raw objects and
+the clock) that returns findings. It never raises for "the cluster is unhealthy".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import IntEnum
+
+from kubectl_machinepool.description import ClusterDescription, PoolDescription
+from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot
+from kubectl_machinepool.states import NodeState
+
+CAPI = "kubernetes-sigs/cluster-api#"
+CAPA = "kubernetes-sigs/cluster-api-provider-aws#"
+CAPZ = "kubernetes-sigs/cluster-api-provider-azure#"
+AUTOSCALER = "kubernetes/autoscaler#"
+
+
+class Severity(IntEnum):
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    rule: str
+    severity: Severity
+    # Where the finding sits: the pool it belongs to, and the object it is about.
+    namespace: str
+    pool: str
+    subject: str
+    message: str
+    action: str
+    refs: tuple[str, ...]
+    # The rows of describe's tree it concerns: Machine names, providerIDs or Node names.
+    instances: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How long a state may last before a time-based rule calls it a problem."""
+
+    scaling: timedelta = timedelta(minutes=2)
+    taint: timedelta = timedelta(minutes=5)
+    deleting: timedelta = timedelta(minutes=15)
+    drain: timedelta = timedelta(minutes=15)
+
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class CapiVersion:
+    """The core controller's version, and where it was read (image tag, flag), if known."""
+
+    version: tuple[int, int, int] | None
+    source: str
+
+    @classmethod
+    def parse(cls, text: str | None, source: str) -> CapiVersion:
+        match = _VERSION.search(text or "")
+        if not match:
+            return cls(None, source)
+        major, minor, patch = (int(g) for g in match.groups())
+        return cls((major, minor, patch), source)
+
+    @property
+    def known(self) -> bool:
+        return self.version is not None
+
+    def between(self, low: tuple[int, int, int], high: tuple[int, int, int]) -> bool | None:
+        """low <= version < high; None when the version is unknown."""
+        return None if self.version is None else low <= self.version < high
+
+    def __str__(self) -> str:
+        return "v" + ".".join(map(str, self.version)) if self.version else "unknown"
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a rule may read besides the pool itself."""
+
+    cluster: ClusterDescription
+    snapshot: Snapshot
+    now: datetime
+    capi: CapiVersion
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def raw(self, group: str, kind: str, namespace: str, name: str) -> RawObject | None:
+        return self.snapshot.find(group, kind, namespace, name)
+
+    def raw_pool(self, pool: PoolDescription) -> RawObject:
+        return self.raw(CAPI_GROUP, "MachinePool", pool.pool.namespace, pool.pool.name) or {}
+
+    @property
+    def nodes(self) -> tuple[NodeState, ...] | None:
+        """Every Node of the workload cluster (None when they were not read)."""
+        return self.cluster.nodes
+
+    @property
+    def workload_tokens(self) -> tuple[str, ...] | None:
+        """Bootstrap token Secrets in the workload cluster's kube-system, if they were listed."""
+        workload = self.snapshot.nodes_for(self.cluster.namespace, self.cluster.name)
+        return workload.token_secrets if workload else None
+
+
+Check = Callable[["Rule", PoolDescription, Context], Iterable[Finding]]
+ClusterCheck = Callable[["Rule", Context], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One known problem: what it checks, why it matters, what to do, and where upstream says so."""
+
+    code: str
+    rule: str
+    title: str
+    severity: Severity
+    checks: str
+    why: str
+    action: str
+    refs: tuple[str, ...]
+    # Per pool, or once per Cluster (for what belongs to no pool, such as orphan Nodes).
+    check: Check | None = None
+    check_cluster: ClusterCheck | None = None
+
+    def cluster_finding(self, ctx: Context, subject: str, message: str) -> Finding:
+        return Finding(
+            self.code, self.rule, self.severity, ctx.cluster.namespace, "", subject, message,
+            self.action, self.refs,
+        )  # fmt: skip
+
+    def finding(
+        self,
+        pool: PoolDescription,
+        subject: str,
+        message: str,
+        *,
+        severity: Severity | None = None,
+        instances: tuple[str, ...] = (),
+        action: str | None = None,
+    ) -> Finding:
+        return Finding(
+            code=self.code,
+            rule=self.rule,
+            severity=self.severity if severity is None else severity,
+            namespace=pool.pool.namespace,
+            pool=pool.pool.name,
+            subject=subject,
+            message=message,
+            action=action or self.action,
+            refs=self.refs,
+            instances=instances,
+        )
+
+
+def pool_subject(pool: PoolDescription) -> str:
+    return f"MachinePool {pool.pool.namespace}/{pool.pool.name}"
+
+
+def since(when: datetime | None, now: datetime) -> timedelta | None:
+    return None if when is None else now - when
+
+
+def names(values: Iterable[str], limit: int = 5) -> str:
+    """a, b, c and 2 more — evidence that stays one sentence."""
+    listed = list(values)
+    head = ", ".join(listed[:limit])
+    return head + (f" and {len(listed) - limit} more" if len(listed) > limit else "")

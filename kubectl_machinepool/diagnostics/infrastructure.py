@@ -1,0 +1,284 @@
+"""Rules about the infra pool and the bootstrap config (R4, R5, R6, R13, R15, R22)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.diagnostics.core import (
+    CAPA,
+    CAPI,
+    CAPZ,
+    Context,
+    Finding,
+    Rule,
+    Severity,
+    pool_subject,
+)
+from kubectl_machinepool.fields import dig, flag, text
+
+V1_11, V1_15 = (1, 11, 0), (1, 15, 0)
+
+
+def infrastructure_not_ready(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp = pool.pool
+    raw = ctx.raw_pool(pool)
+    provisioned = flag(dig(raw, "status", "initialization", "infrastructureProvisioned"))
+    if provisioned is None:
+        provisioned = flag(dig(raw, "status", "infrastructureReady"))
+    cond = mp.conditions.get("InfrastructureReady")
+    not_ready = provisioned is False or (cond is not None and cond.status == "False")
+    if not not_ready or not mp.node_refs:
+        return
+    reason = cond.reason if cond and cond.reason else "infrastructure not provisioned"
+    if reason == "IncorrectExternalRef":
+        ref = mp.infrastructure_ref
+        what = f"{ref.kind} {ref.name}" if ref else "the infra pool"
+        message = f"InfrastructureReady is False (IncorrectExternalRef): {what} no longer exists"
+        yield rule.finding(pool, pool_subject(pool), message, severity=Severity.ERROR)
+        return
+    message = (
+        f"InfrastructureReady is False ({reason}) while {len(mp.node_refs)} Nodes are referenced: "
+        "spec.providerIDList and status.replicas are frozen until the infra pool is ready again"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
+
+
+def provider_failure_panic(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    failing = [s for s in (pool.infra, pool.bootstrap) if s is not None and s.failure]
+    if not failing:
+        return
+    affected = ctx.capi.between(V1_11, V1_15)
+    if affected is False:
+        return
+    mp = pool.pool
+    evidence = "; ".join(f"{s.kind} {s.name} reports failure {s.failure!r}" for s in failing)
+    stale = ""
+    if (
+        mp.generation is not None
+        and mp.observed_generation is not None
+        and mp.observed_generation < mp.generation
+    ):
+        stale = f"; the pool's status is stale (observedGeneration {mp.observed_generation} < generation {mp.generation})"
+    if affected:
+        message = (
+            f"{evidence}: Cluster API {ctx.capi} ({ctx.capi.source}) panics reconciling this pool, "
+            f"so its nodeRefs, providerIDList, counters and conditions stop updating{stale}"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, severity=Severity.ERROR)
+        return
+    message = (
+        f"{evidence}: if Cluster API is v1.11.0 to v1.14.x its MachinePool controller panics on "
+        f"this and the pool's status goes stale; the version is unknown ({ctx.capi.source}){stale}"
+    )
+    yield rule.finding(pool, pool_subject(pool), message, severity=Severity.WARNING)
+
+
+def stale_failure(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp, infra = pool.pool, pool.infra
+    if not mp.failure or infra is None or infra.failure or infra.ready is not True:
+        return
+    message = (
+        f"the pool still records failure {mp.failure!r}, but {infra.kind} {infra.name} is ready "
+        "and reports no failure: the failure fields are never cleared"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
+
+
+def _gallery_version(infra_raw: dict[str, object] | None) -> str | None:
+    for path in (
+        ("status", "image", "computeGallery", "version"),
+        ("spec", "template", "image", "computeGallery", "version"),
+    ):
+        found = text(dig(infra_raw, *path))
+        if found:
+            return found
+    return None
+
+
+def version_image_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp = pool.pool
+    if mp.infra_version and mp.version and mp.infra_version != mp.version:
+        message = (
+            f"the pool template says {mp.version} but {pool.infra.kind if pool.infra else 'the infra pool'} "
+            f"spec.version says {mp.infra_version}: the provider rolls to the latter"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+        return
+    ref = mp.infrastructure_ref
+    if ref is None or ref.kind != "AzureMachinePool" or not mp.version:
+        return
+    gallery = _gallery_version(ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name))
+    if gallery and gallery.lstrip("v") != mp.version.lstrip("v"):
+        message = f"the pool wants {mp.version} but the VMSS image is gallery version {gallery}"
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def bootstrap_data(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp = pool.pool
+    cond = mp.conditions.get("BootstrapReady")
+    if cond is not None and cond.status == "False" and cond.reason == "WaitingForDataSecret":
+        boot = mp.bootstrap_ref
+        message = f"BootstrapReady is False (WaitingForDataSecret): {boot.kind + ' ' + boot.name if boot else 'the bootstrap config'} has produced no data Secret"
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def bootstrap_secret_missing(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp = pool.pool
+    name = text(dig(ctx.raw_pool(pool), "spec", "template", "spec", "bootstrap", "dataSecretName"))
+    if (
+        not name
+        or not ctx.snapshot.was_read("", "Secret")
+        or not ctx.snapshot.secrets_listed(mp.namespace)
+    ):
+        return
+    if ctx.raw("", "Secret", mp.namespace, name) is None:
+        message = f"spec.template.spec.bootstrap.dataSecretName is {name}, but Secret {mp.namespace}/{name} does not exist: new instances get no userdata"
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def bootstrap_token_missing(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    boot = pool.pool.bootstrap_ref
+    if boot is None or boot.kind != "KubeadmConfig":
+        return
+    raw = ctx.raw(boot.api_group, boot.kind, pool.pool.namespace, boot.name)
+    token = text(dig(raw, "spec", "joinConfiguration", "discovery", "bootstrapToken", "token"))
+    tokens = ctx.workload_tokens
+    if not token or "." not in token or tokens is None:
+        return
+    secret = f"bootstrap-token-{token.split('.', 1)[0]}"
+    if secret not in tokens:
+        message = (
+            f"KubeadmConfig {boot.name} joins with token {token.split('.', 1)[0]}.…, but the workload "
+            f"cluster has no Secret kube-system/{secret}: new instances cannot join"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+_UPDATING = {
+    "GCPManagedMachinePool": "GKEMachinePoolUpdating",
+    "ROSAMachinePool": "RosaMachinePoolUpgrading",
+}
+
+
+def managed_pool_updating(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    infra = pool.infra
+    if infra is None or infra.kind not in _UPDATING or infra.ready is not True:
+        return
+    cond = infra.conditions.get(_UPDATING[infra.kind])
+    if cond is not None and cond.status == "True":
+        message = (
+            f"{infra.kind} {infra.name} reports ready while {cond.type} is True: the managed "
+            "service is still rolling the pool"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+RULES = [
+    Rule(
+        "MP0401",
+        "R4",
+        "Infrastructure not ready freezes the pool",
+        Severity.WARNING,
+        "InfrastructureReady is False (v1beta1 conditions) or status.initialization."
+        "infrastructureProvisioned is false, while status.nodeRefs is not empty; an error when the "
+        "reason is IncorrectExternalRef (the infra pool is gone)",
+        "While the infra pool is not ready Cluster API stops copying spec.providerIDList and "
+        "status.replicas: new instances are never matched and keep the uninitialized taint.",
+        "Read the infra pool's own conditions and the provider's controller logs and fix the "
+        "provider-side cause; a deleted infra pool must be recreated, or the pool replaced.",
+        (CAPI + "9858", CAPZ + "4982", CAPA + "4655"),
+        infrastructure_not_ready,
+    ),
+    Rule(
+        "MP0501",
+        "R5",
+        "Provider failure makes the controller panic",
+        Severity.ERROR,
+        "the infra pool or bootstrap config reports status.failureReason/failureMessage (also "
+        "errorReason, failureMessages) and the core controller is Cluster API v1.11.0 to v1.14.x "
+        "(read from the capi-controller-manager image tag, or --capi-version); a warning when the "
+        "version is unknown",
+        "The MachinePool controller dereferences a nil pointer on every reconcile, so the pool's "
+        "nodeRefs, providerIDList, counters and conditions stop updating: all it reports is stale.",
+        "Fix the provider-side cause so the provider clears its failure fields; upgrade once the fix "
+        "(PR #14234) is released. Treat the pool's status as stale until then.",
+        (CAPI + "14234",),
+        provider_failure_panic,
+    ),
+    Rule(
+        "MP0601",
+        "R6",
+        "Stale failure",
+        Severity.INFO,
+        "the pool records failureReason/failureMessage (status.deprecated.v1beta1, or status on "
+        "v1beta1), but the infra pool is ready and reports no failure",
+        "Failure fields are terminal and never cleared: they describe the past. On v1.10 and older "
+        "the phase also stays Failed.",
+        "Read it as history; v1.11 and later no longer set phase Failed.",
+        (CAPI + "7332", CAPI + "12036", CAPI + "12148"),
+        stale_failure,
+    ),
+    Rule(
+        "MP1301",
+        "R13",
+        "Version and image disagree",
+        Severity.WARNING,
+        "the pool template version differs from the infra pool's spec.version (OCIManaged, ROSA) "
+        "or from the AzureMachinePool gallery image version",
+        "Version and image are changed in two steps: the provider may roll twice, or roll a "
+        "mismatched combination.",
+        "Pause the infra pool (cluster.x-k8s.io/paused) while changing both, then unpause.",
+        (CAPI + "7248", CAPZ + "5546", CAPA + "5797"),
+        version_image_mismatch,
+    ),
+    Rule(
+        "MP1501",
+        "R15",
+        "Waiting for bootstrap data",
+        Severity.WARNING,
+        "BootstrapReady is False with reason WaitingForDataSecret",
+        "Instances cannot get userdata until the bootstrap config produces its Secret.",
+        "Check the bootstrap provider (for kubeadm, the KubeadmConfig's conditions and the CABPK logs).",
+        (CAPI + "11034", CAPI + "12161"),
+        bootstrap_data,
+    ),
+    Rule(
+        "MP1502",
+        "R15",
+        "Bootstrap data Secret missing",
+        Severity.ERROR,
+        "spec.template.spec.bootstrap.dataSecretName names a Secret that does not exist in the "
+        "pool's namespace (only when Secrets could be listed)",
+        "New instances get no userdata and cannot join.",
+        "Find out why the bootstrap config lost its Secret (a clusterctl move, a manual cleanup) and "
+        "let the bootstrap provider recreate it.",
+        (CAPI + "11034",),
+        bootstrap_secret_missing,
+    ),
+    Rule(
+        "MP1503",
+        "R15",
+        "Bootstrap token Secret missing",
+        Severity.ERROR,
+        "the KubeadmConfig joins with a bootstrap token that has no bootstrap-token-<id> Secret in "
+        "the workload cluster's kube-system",
+        "kubeadm join fails with Unauthorized; providers keep creating and terminating instances.",
+        "Upgrade to Cluster API v1.9.8 / v1.10.0 or later, where CABPK recreates the token, and make "
+        "sure the infra provider pushes the rotated userdata.",
+        (CAPI + "11034", CAPI + "11520", CAPI + "3359"),
+        bootstrap_token_missing,
+    ),
+    Rule(
+        "MP2201",
+        "R22",
+        "Managed pool ready while updating",
+        Severity.INFO,
+        "a GCPManagedMachinePool with GKEMachinePoolUpdating=True or a ROSAMachinePool with "
+        "RosaMachinePoolUpgrading=True reports status.ready",
+        "The provider reports ready during the managed service's upgrade; the pool is not settled.",
+        "Judge completion by the Nodes' kubelet versions and the provider's updating signal.",
+        (CAPI + "7248",),
+        managed_pool_updating,
+    ),
+]

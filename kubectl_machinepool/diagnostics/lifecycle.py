@@ -1,0 +1,302 @@
+"""Rules about deleting pools and Machines (R9, R16, R20, R21)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.diagnostics.core import (
+    CAPA,
+    CAPI,
+    CAPZ,
+    Context,
+    Finding,
+    Rule,
+    Severity,
+    names,
+    pool_subject,
+)
+from kubectl_machinepool.fields import dig, integer, text
+from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.snapshot import CAPI_GROUP
+
+V1_8 = (1, 8, 0)
+
+
+def _deleting_too_long(pool: PoolDescription, ctx: Context) -> str | None:
+    since = pool.pool.deleting_since
+    if since is None or ctx.now - since < ctx.thresholds.deleting:
+        return None
+    return f"deleting for {human_duration(ctx.now - since)}"
+
+
+def deletion_waits_on_provider(
+    rule: Rule, pool: PoolDescription, ctx: Context
+) -> Iterator[Finding]:
+    lead = _deleting_too_long(pool, ctx)
+    if lead is None:
+        return
+    left = [f"{s.kind} {s.name}" for s in (pool.bootstrap, pool.infra) if s is not None]
+    stuck_machines = [
+        i.infra_machine.name
+        for i in pool.instances
+        if i.infra_machine and i.infra_machine.deleting_since and i.machine is None
+    ]
+    if not left and not stuck_machines:
+        return
+    parts = []
+    if left:
+        parts.append(f"{names(left)} still exist")
+    if stuck_machines:
+        parts.append(
+            f"infra machines {names(stuck_machines)} are deleting without an owning Machine"
+        )
+    message = f"{lead}: " + "; ".join(parts) + ": the pool waits on the provider"
+    yield rule.finding(pool, pool_subject(pool), message, instances=tuple(stuck_machines))
+
+
+def deletion_without_cluster(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    lead = _deleting_too_long(pool, ctx)
+    if lead is None or ctx.cluster.cluster is not None or ctx.cluster.cluster_unread:
+        return
+    message = (
+        f"{lead}, and Cluster {pool.pool.namespace}/{pool.pool.cluster} does not exist: the "
+        "controller fails before any deletion step, so the finalizer is never removed"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
+
+
+def deletion_workload_unreachable(
+    rule: Rule, pool: PoolDescription, ctx: Context
+) -> Iterator[Finding]:
+    lead = _deleting_too_long(pool, ctx)
+    if lead is None or ctx.nodes is not None:
+        return
+    old = ctx.capi.between((0, 0, 0), V1_8)
+    if old is False:
+        return
+    why = ctx.cluster.nodes_note or "the workload cluster could not be read"
+    if old:
+        message = f"{lead}; {why}; Cluster API {ctx.capi} waits for the workload cluster forever"
+        yield rule.finding(pool, pool_subject(pool), message)
+        return
+    message = (
+        f"{lead}; {why}; before Cluster API v1.8.0 deletion waits for the workload cluster "
+        f"forever (version unknown: {ctx.capi.source})"
+    )
+    yield rule.finding(pool, pool_subject(pool), message, severity=Severity.WARNING)
+
+
+def deletion_after_manual_cleanup(
+    rule: Rule, pool: PoolDescription, ctx: Context
+) -> Iterator[Finding]:
+    lead = _deleting_too_long(pool, ctx)
+    failure = pool.pool.failure or (pool.infra.failure if pool.infra else None) or ""
+    if lead and "has been deleted after being ready" in failure:
+        message = f"{lead} with failure {failure!r}: its cloud resources are already gone"
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def deletion_slow(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    """Deleting too long with none of the known causes visible."""
+    lead = _deleting_too_long(pool, ctx)
+    if lead is None:
+        return
+    for specific in (
+        deletion_waits_on_provider,
+        deletion_without_cluster,
+        deletion_workload_unreachable,
+        deletion_after_manual_cleanup,
+    ):
+        if any(True for _ in specific(rule, pool, ctx)):
+            return
+    yield rule.finding(
+        pool, pool_subject(pool), f"{lead}; check the capi-controller-manager logs for this pool"
+    )
+
+
+def machines_out_of_step(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    if not pool.uses_machines or pool.infra is None:
+        return
+    group = pool.infra.api_version.rpartition("/")[0]
+    if not (
+        ctx.snapshot.was_read(CAPI_GROUP, "Machine")
+        and ctx.snapshot.was_read(group, pool.pool.machine_kind or "")
+    ):
+        return
+    machines = sum(1 for i in pool.instances if i.machine)
+    infra_machines = sum(1 for i in pool.instances if i.infra_machine)
+    if machines != infra_machines:
+        message = (
+            f"{machines} Machines but {infra_machines} {pool.pool.machine_kind} objects: infra "
+            "machines lack the cluster-name/pool-name labels, or Machine creation is failing"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    marked = [
+        i.machine.object.name
+        for i in pool.instances
+        if i.machine
+        and (c := i.machine.object.conditions.get("OwnerRemediated"))
+        and c.status == "False"
+    ]
+    if marked:
+        message = (
+            f"MachineHealthCheck marked Machines {names(marked)} for remediation, but nothing "
+            "remediates MachinePool Machines"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(marked))
+
+
+def oci_delete_is_a_no_op(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    if pool.uses_machines and pool.pool.machine_kind == "OCIMachinePoolMachine":
+        message = (
+            f"deleting one of this pool's Machines does not delete its instance: CAPOCI only removes "
+            f"the {pool.pool.machine_kind} finalizer, the Node is deleted and the instance comes back"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def _drain_timeout(raw: dict[str, object] | None) -> bool:
+    return bool(
+        integer(dig(raw, "spec", "deletion", "nodeDrainTimeoutSeconds"))
+        or text(dig(raw, "spec", "nodeDrainTimeout"))
+    )
+
+
+def endless_drain(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    for instance in pool.instances:
+        machine = instance.machine
+        deleting = machine.object.deleting_since if machine else None
+        if machine is None or deleting is None:
+            continue
+        state = machine.object
+        draining = state.conditions.get("Deleting")
+        legacy = state.conditions.get("DrainingSucceeded")
+        is_draining = (draining is not None and draining.reason == "DrainingNode") or (
+            legacy is not None and legacy.status == "False" and legacy.reason == "Draining"
+        )
+        lasted = ctx.now - deleting
+        raw = ctx.raw(CAPI_GROUP, "Machine", state.namespace, state.name)
+        if is_draining and lasted > ctx.thresholds.drain and not _drain_timeout(raw):
+            message = (
+                f"Machine {state.name} has been draining Node {machine.node_name or '?'} for "
+                f"{human_duration(lasted)} with no drain timeout: MachinePool Machines inherit "
+                "none, so a PodDisruptionBudget can block it forever"
+            )
+            subject = f"Machine {state.namespace}/{state.name}"
+            yield rule.finding(pool, subject, message, instances=(state.name,))
+
+
+RULES = [
+    Rule(
+        "MP0900",
+        "R9",
+        "Deletion slow, cause not visible",
+        Severity.WARNING,
+        "the pool has had a deletionTimestamp longer than --deleting-grace and none of MP0901-MP0904 applies",
+        "MachinePool deletion waits on the provider, the Cluster and the workload cluster; one of them is stuck.",
+        "Read the capi-controller-manager logs for this pool and the provider's controller logs.",
+        (CAPI + "11162", CAPI + "11444"),
+        deletion_slow,
+    ),
+    Rule(
+        "MP0901",
+        "R9a",
+        "Deletion waits on the provider",
+        Severity.WARNING,
+        "deleting longer than --deleting-grace while the bootstrap config or infra pool still exists, "
+        "or infra machines are deleting without an owning Machine",
+        "Cluster API deletes the bootstrap and infra objects first and waits for them; a provider "
+        "that cannot finish keeps the pool (and the Cluster) alive.",
+        "Investigate the provider's controller and the objects named; for CAPD see PR #12675.",
+        (CAPI + "11162", CAPZ + "4955", CAPI + "12675"),
+        deletion_waits_on_provider,
+    ),
+    Rule(
+        "MP0902",
+        "R9b",
+        "Deleting pool whose Cluster is gone",
+        Severity.ERROR,
+        "deleting longer than --deleting-grace and the Cluster named by spec.clusterName does not exist",
+        "The controller fails with 'failed to get cluster' before any deletion step: it never finishes.",
+        "After confirming the cloud resources are gone, remove the machinepool.cluster.x-k8s.io "
+        "finalizer by hand; have GitOps delete the Cluster last.",
+        (CAPI + "7559", CAPI + "4296", CAPI + "6049"),
+        deletion_without_cluster,
+    ),
+    Rule(
+        "MP0903",
+        "R9c",
+        "Deleting while the workload cluster is unreachable",
+        Severity.ERROR,
+        "deleting longer than --deleting-grace, the workload cluster cannot be read, and Cluster API "
+        "is older than v1.8.0 (a warning when the version is unknown)",
+        "Before v1.8.0 deleting a pool waits for the workload cluster to delete its Nodes.",
+        "Restore connectivity to the workload cluster, or upgrade to v1.8.0 or later (PR #10553).",
+        (CAPI + "10544", CAPI + "10553"),
+        deletion_workload_unreachable,
+    ),
+    Rule(
+        "MP0904",
+        "R9d",
+        "Deleting after the cloud resources were removed",
+        Severity.WARNING,
+        "deleting longer than --deleting-grace with the failure 'has been deleted after being ready'",
+        "The infra resources disappeared first (often a manual cleanup); the provider cannot finish.",
+        "Confirm the cloud resources are gone, then remove the remaining finalizers by hand.",
+        (CAPA + "4345", CAPA + "3608"),
+        deletion_after_manual_cleanup,
+    ),
+    Rule(
+        "MP1601",
+        "R16",
+        "Machines and infra machines out of step",
+        Severity.WARNING,
+        "the pool has MachinePool Machines, and the number of its Machines differs from the number "
+        "of its infra machines (both kinds readable)",
+        "Infra machines lack the cluster-name/pool-name labels, or the controller fails to create Machines.",
+        "Check the infra machines' labels and the capi-controller-manager logs.",
+        (CAPI + "13066", CAPI + "11392"),
+        machines_out_of_step,
+    ),
+    Rule(
+        "MP1602",
+        "R16",
+        "Unhealthy Machines nobody remediates",
+        Severity.WARNING,
+        "a pool Machine has OwnerRemediated=False (set by a MachineHealthCheck)",
+        "MachineHealthCheck marks MachinePool Machines, but no controller remediates them.",
+        "Replace the Machine yourself where single-Machine deletion is supported (see describe's verdict).",
+        (CAPI + "11392", CAPI + "13065"),
+        unremediated_machines,
+    ),
+    Rule(
+        "MP2001",
+        "R20",
+        "Deleting a Machine does not delete the instance (OCI)",
+        Severity.INFO,
+        "an OCI pool whose machine kind is OCIMachinePoolMachine",
+        "CAPOCI only removes its finalizer: the Machine flow drains and deletes the Node, but the "
+        "instance keeps running and is adopted again.",
+        "Do not delete single Machines of OCI pools; change spec.replicas or use OCI's own tools.",
+        (CAPI + "13066",),
+        oci_delete_is_a_no_op,
+    ),
+    Rule(
+        "MP2101",
+        "R21",
+        "Drain that never ends",
+        Severity.ERROR,
+        "a pool Machine is deleting with Deleting reason DrainingNode (or DrainingSucceeded False, "
+        "Draining) for longer than --drain-grace and has no drain timeout",
+        "MachinePool Machines inherit no nodeDrainTimeout, so a PodDisruptionBudget with no "
+        "disruptions allowed blocks the deletion forever.",
+        "Fix the PodDisruptionBudget or its workload, or set spec.deletion.nodeDrainTimeoutSeconds on "
+        "the Machine (delete-machine --drain-timeout does this).",
+        (),
+        endless_drain,
+    ),
+]

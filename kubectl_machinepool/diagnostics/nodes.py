@@ -1,0 +1,246 @@
+"""Rules about Nodes and their references (R7, R8, R10, R23)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from kubectl_machinepool.description import (
+    CLUSTER_NAMESPACE_ANNOTATION,
+    OWNER_KIND_ANNOTATION,
+    OWNER_NAME_ANNOTATION,
+    PoolDescription,
+)
+from kubectl_machinepool.diagnostics.core import (
+    AUTOSCALER,
+    CAPI,
+    Context,
+    Finding,
+    Rule,
+    Severity,
+    names,
+    pool_subject,
+)
+from kubectl_machinepool.diagnostics.replicas import UNINITIALIZED_TAINT
+from kubectl_machinepool.fields import dig, text
+from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.snapshot import CAPI_GROUP
+
+V1_12 = (1, 12, 0)
+
+
+def node_ref_uid_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    if ctx.nodes is None:
+        return
+    by_name = {n.name: n for n in ctx.nodes}
+    stale = [
+        name
+        for name, uid in pool.pool.node_refs
+        if uid and name in by_name and by_name[name].uid and by_name[name].uid != uid
+    ]
+    if not stale:
+        return
+    fixed = ctx.capi.between(V1_12, (99, 0, 0))
+    message = f"status.nodeRefs name Nodes {names(stale)} whose uid changed: they were re-created"
+    if fixed:
+        message += (
+            f"; Cluster API {ctx.capi} re-checks uids, so this should clear on the next reconcile"
+        )
+    yield rule.finding(
+        pool, pool_subject(pool), message, instances=tuple(stale),
+        severity=Severity.INFO if fixed else Severity.WARNING,
+    )  # fmt: skip
+
+
+def node_ref_dangling(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    if ctx.nodes is None:
+        return
+    by_name = {n.name: n for n in ctx.nodes}
+    listed = set(pool.pool.provider_ids)
+    missing = [name for name, _ in pool.pool.node_refs if name and name not in by_name]
+    moved = [
+        name
+        for name, _ in pool.pool.node_refs
+        if name in by_name and by_name[name].provider_id not in listed
+    ]
+    parts = []
+    if missing:
+        parts.append(f"name Nodes that do not exist: {names(missing)}")
+    if moved:
+        parts.append(f"name Nodes whose providerID is not in spec.providerIDList: {names(moved)}")
+    if parts:
+        message = "status.nodeRefs " + "; and ".join(parts)
+        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(missing + moved))
+
+
+def node_refs_short(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    mp = pool.pool
+    cond = mp.conditions.get("ReplicasReady")
+    if cond is None or cond.status != "False" or cond.reason != "WaitingForReplicasReady":
+        return
+    lasted = ctx.now - cond.since if cond.since else None
+    if len(mp.node_refs) == mp.ready or lasted is None or lasted < ctx.thresholds.scaling:
+        return
+    message = (
+        f"{len(mp.node_refs)} Nodes are referenced but {mp.ready} are Ready, for "
+        f"{human_duration(lasted)} (ReplicasReady False, WaitingForReplicasReady)"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
+
+
+def duplicate_provider_ids(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    if ctx.nodes is None:
+        return
+    listed = set(pool.pool.provider_ids)
+    counted = Counter(n.provider_id for n in ctx.nodes if n.provider_id in listed)
+    doubled = sorted(pid for pid, count in counted.items() if pid and count > 1)
+    if doubled:
+        holders = [n.name for n in ctx.nodes if n.provider_id in doubled]
+        message = (
+            f"more than one Node has the providerID {names(doubled)} (Nodes {names(holders)}): "
+            "the last one seen wins, so nodeRefs may point at the wrong Node"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(holders))
+
+
+def uninitialized_taint(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    late = [
+        i.node.name
+        for i in pool.instances
+        if i.node
+        and UNINITIALIZED_TAINT in i.node.taints
+        and i.node.ready_since
+        and ctx.now - i.node.ready_since > ctx.thresholds.taint
+    ]
+    if late:
+        message = (
+            f"Nodes {names(late)} still carry {UNINITIALIZED_TAINT} more than "
+            f"{human_duration(ctx.thresholds.taint)} after turning Ready: nothing schedules there"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(late))
+
+
+def stale_ownership(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    claiming = [i.node.name for i in pool.instances if i.node and not i.listed]
+    if claiming:
+        message = (
+            f"Nodes {names(claiming)} carry this pool's owner annotations but their providerIDs "
+            "are not in spec.providerIDList (the annotations are never removed)"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(claiming))
+
+
+def orphan_nodes(rule: Rule, ctx: Context) -> Iterator[Finding]:
+    """Nodes whose owner annotations name a MachinePool that no longer exists."""
+    if ctx.nodes is None or not ctx.snapshot.was_read(CAPI_GROUP, "MachinePool"):
+        return
+    existing = {
+        (text(dig(p, "metadata", "namespace")), text(dig(p, "metadata", "name")))
+        for p in ctx.snapshot.of_kind(CAPI_GROUP, "MachinePool")
+    }
+    for node in ctx.nodes:
+        notes = node.annotations
+        if notes.get(OWNER_KIND_ANNOTATION) != "MachinePool":
+            continue
+        owner = (notes.get(CLUSTER_NAMESPACE_ANNOTATION), notes.get(OWNER_NAME_ANNOTATION))
+        if owner[0] == ctx.cluster.namespace and owner not in existing:
+            state = "Ready" if node.ready else "NotReady"
+            message = (
+                f"Node {node.name} ({state}) belongs to MachinePool {owner[0]}/{owner[1]}, which "
+                "does not exist: Cluster API skipped deleting it when the pool went"
+            )
+            yield rule.cluster_finding(ctx, f"Node {node.name}", message)
+
+
+RULES = [
+    Rule(
+        "MP0701",
+        "R7a",
+        "nodeRefs point at re-created Nodes",
+        Severity.WARNING,
+        "a status.nodeRefs entry names an existing Node whose uid differs from the recorded uid; "
+        "info on Cluster API v1.12.0 and later, which re-checks uids",
+        "Nodes were re-created with the same name (an AKS upgrade, for example); before v1.12.0 the "
+        "controller compared only counts and kept the stale references.",
+        "Upgrade Cluster API to v1.12.0 or later (PR #12392; not backported to v1.11).",
+        (CAPI + "12388", CAPI + "12392"),
+        node_ref_uid_mismatch,
+    ),
+    Rule(
+        "MP0702",
+        "R7b",
+        "nodeRefs point at missing or foreign Nodes",
+        Severity.WARNING,
+        "a status.nodeRefs entry names a Node that does not exist, or one whose providerID is not "
+        "in spec.providerIDList",
+        "A retired Node awaits deletion; if it persists, the reconcile is failing.",
+        "Check the Cluster's RemoteConnectionProbe condition and the capi-controller-manager logs "
+        "(see also MP0501).",
+        (CAPI + "12388",),
+        node_ref_dangling,
+    ),
+    Rule(
+        "MP0703",
+        "R7c",
+        "Referenced Nodes not all Ready",
+        Severity.INFO,
+        "ReplicasReady is False (WaitingForReplicasReady) for longer than --scaling-grace and the "
+        "number of nodeRefs differs from the ready count",
+        "Some matched Nodes are not Ready; normal for a moment during scaling or a rollout.",
+        "If it persists, inspect the NotReady Nodes (describe lists them first).",
+        (CAPI + "10541",),
+        node_refs_short,
+    ),
+    Rule(
+        "MP0704",
+        "R7d",
+        "Two Nodes share a providerID",
+        Severity.WARNING,
+        "more than one workload Node has the same spec.providerID from the pool's providerIDList",
+        "The mapping is ambiguous (last seen wins): nodeRefs may point at the wrong Node and "
+        "cluster-autoscaler fails with 'expected len==1, got 2'.",
+        "Remove the stale duplicate Node object.",
+        (CAPI + "8856", CAPI + "11071", AUTOSCALER + "6397"),
+        duplicate_provider_ids,
+    ),
+    Rule(
+        "MP0801",
+        "R8",
+        "Uninitialized taint not removed",
+        Severity.WARNING,
+        "a pool Node still has node.cluster.x-k8s.io/uninitialized:NoSchedule longer than "
+        "--taint-grace after its Ready condition turned True",
+        "Nothing schedules on the Node. Usually the Node is not matched (MP0103, MP0401), or, with "
+        "MachinePool Machines, two controllers race to remove the taint.",
+        "Check that the providerID is in spec.providerIDList and the infra pool is ready; with "
+        "Machines check the Machine's NodeHealthy. Removing the taint by hand skips the label sync "
+        "it guards.",
+        (CAPI + "8258", CAPI + "8442", CAPI + "9858", CAPI + "14053"),
+        uninitialized_taint,
+    ),
+    Rule(
+        "MP1001",
+        "R10",
+        "Orphan Nodes of a deleted pool",
+        Severity.WARNING,
+        "a Node's cluster.x-k8s.io/owner-kind is MachinePool and its owner-name (in "
+        "cluster-namespace) names a MachinePool that does not exist",
+        "Cluster API skips deleting a pool's Nodes once nodeDeletionTimeoutSeconds (10 s) has passed "
+        "since the pool's deletionTimestamp, which it usually has: the Nodes stay behind.",
+        "Delete those Node objects unless a cloud-controller-manager removes Nodes of deleted "
+        "instances; raise spec.template.spec.deletion.nodeDeletionTimeoutSeconds before deleting pools.",
+        (CAPI + "14024", CAPI + "14026", CAPI + "10553"),
+        check_cluster=orphan_nodes,
+    ),
+    Rule(
+        "MP2301",
+        "R23",
+        "Stale Node ownership annotations",
+        Severity.INFO,
+        "a Node's owner annotations name this pool but its providerID is not in spec.providerIDList",
+        "The annotations are add-only: the Node may have moved, or the list is stale (MP0103).",
+        "Trust spec.providerIDList; investigate only if MP0103 or MP0401 also fire.",
+        (CAPI + "8258",),
+        stale_ownership,
+    ),
+]

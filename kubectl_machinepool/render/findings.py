@@ -1,0 +1,162 @@
+"""diagnose and explain as text and structured documents, and describe's findings list."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_machinepool.color import Palette
+from kubectl_machinepool.description import Description
+from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thresholds
+from kubectl_machinepool.diagnostics.core import Rule
+from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
+from kubectl_machinepool.render.table import table
+from kubectl_machinepool.timeutil import format_time
+
+WIDTH = 100
+INDENT = " " * 19
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosisView:
+    description: Description
+    findings: Sequence[Finding]
+    capi: CapiVersion
+    thresholds: Thresholds
+    palette: Palette
+
+
+def severity_label(severity: Severity, palette: Palette) -> str:
+    word = severity.name.ljust(7)
+    if severity is Severity.ERROR:
+        return palette.bad(word)
+    if severity is Severity.WARNING:
+        return palette.warn(word)
+    return word
+
+
+def _wrapped(text: str, first: str, rest: str) -> list[str]:
+    lines = textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return lines or [first.rstrip()]
+
+
+def finding_lines(finding: Finding, palette: Palette, detail: bool = True) -> list[str]:
+    head = f"  {severity_label(finding.severity, palette)}  {finding.code}  "
+    # Wrap on the plain width; colour codes do not take columns.
+    plain_head = f"  {finding.severity.name.ljust(7)}  {finding.code}  "
+    lines = _wrapped(finding.message, plain_head, INDENT)
+    lines[0] = head + lines[0][len(plain_head) :]
+    if detail:
+        lines += _wrapped(finding.action, INDENT + "what to do: ", INDENT + "  ")
+        if finding.refs:
+            lines += _wrapped(", ".join(finding.refs), INDENT + "refs: ", INDENT + "  ")
+    return lines
+
+
+def _count(findings: Sequence[Finding]) -> str:
+    by = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
+    parts = [
+        f"{by[Severity.ERROR]} error{'s' if by[Severity.ERROR] != 1 else ''}",
+        f"{by[Severity.WARNING]} warning{'s' if by[Severity.WARNING] != 1 else ''}",
+        f"{by[Severity.INFO]} info",
+    ]
+    total = len(findings)
+    return f"{total} finding{'s' if total != 1 else ''}: " + ", ".join(parts)
+
+
+def render_diagnosis(view: DiagnosisView) -> str:
+    """Findings grouped by pool, most severe first, then what belongs to a Cluster only."""
+    out: list[str] = []
+    for cluster in view.description.clusters:
+        for pool in cluster.pools:
+            mp = pool.pool
+            mine = [f for f in view.findings if (f.namespace, f.pool) == (mp.namespace, mp.name)]
+            title = f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})"
+            out.append(title + ("" if mine else ": no findings"))
+            for finding in mine:
+                out += finding_lines(finding, view.palette)
+            out.append("")
+        # Findings about no pool in particular, such as orphan Nodes.
+        general = [f for f in view.findings if f.namespace == cluster.namespace and not f.pool]
+        if general:
+            out.append(f"Cluster {cluster.namespace}/{cluster.name}")
+            for finding in general:
+                out += finding_lines(finding, view.palette)
+            out.append("")
+    out.append(_count(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})")
+    return "\n".join(out) + "\n"
+
+
+def findings_list(findings: Sequence[Finding], palette: Palette) -> str:
+    """describe's list under the tree: one entry per finding, without the long explanation."""
+    if not findings:
+        return ""
+    lines = ["Findings (kubectl machinepool explain CODE tells more):"]
+    for finding in findings:
+        where = f"{finding.namespace}/{finding.pool}" if finding.pool else finding.subject
+        entry = Finding(
+            finding.code, finding.rule, finding.severity, finding.namespace, finding.pool,
+            finding.subject, f"{where}: {finding.message}", finding.action, finding.refs,
+        )  # fmt: skip
+        lines += finding_lines(entry, palette, detail=False)
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(value: Any) -> int:
+    return int(value.total_seconds())
+
+
+def diagnosis_document(view: DiagnosisView) -> dict[str, Any]:
+    findings = view.findings
+    pools = [
+        {"namespace": p.pool.namespace, "name": p.pool.name, "cluster": p.pool.cluster}
+        for c in view.description.clusters
+        for p in c.pools
+    ]
+    return {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "MachinePoolDiagnosis",
+        "now": format_time(view.description.now),
+        "capiVersion": {
+            "version": None if not view.capi.known else str(view.capi),
+            "source": view.capi.source,
+        },
+        "thresholdSeconds": {
+            "scaling": _seconds(view.thresholds.scaling),
+            "taint": _seconds(view.thresholds.taint),
+            "deleting": _seconds(view.thresholds.deleting),
+            "drain": _seconds(view.thresholds.drain),
+        },
+        "notes": list(view.description.notes)
+        + [c.nodes_note for c in view.description.clusters if c.nodes_note],
+        "machinePools": pools,
+        "findings": [finding_doc(f) for f in findings],
+        "summary": {s.label: sum(1 for f in findings if f.severity is s) for s in Severity},
+    }
+
+
+def explain(rule: Rule) -> str:
+    lines = [f"{rule.code} ({rule.rule}) {rule.title}, {rule.severity.label}", ""]
+    for label, text in (
+        ("Checks", rule.checks),
+        ("Why it matters", rule.why),
+        ("What to do", rule.action),
+    ):
+        lines += _wrapped(text, f"{label + ':':<16}", " " * 16)
+    refs = ", ".join(rule.refs) or "no upstream issue (derived from how Cluster API works)"
+    lines += _wrapped(refs, f"{'Refs:':<16}", " " * 16)
+    return "\n".join(lines) + "\n"
+
+
+def explain_list(rules: Sequence[Rule]) -> str:
+    rows = [[r.code, r.rule, r.severity.label, r.title] for r in rules]
+    return table(["CODE", "RULE", "SEVERITY", "TITLE"], rows, no_headers=False)
