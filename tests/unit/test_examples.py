@@ -103,3 +103,44 @@ def test_structured_output_even_when_nothing_matches(capsys: pytest.CaptureFixtu
     )
     assert result.code == 0
     assert json.loads(result.out)["clusters"] == []
+
+
+def test_diagnose_the_stuck_aws_pool_dump(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    result = run_cli(
+        capsys,
+        "diagnose",
+        "-f",
+        str(ROOT / "examples" / "aws-asg.yaml"),
+        "--now",
+        NOW,
+        "-o",
+        "json",
+    )
+    assert result.code == 0
+    [finding] = [f for f in json.loads(result.out)["findings"] if f["code"] == "MP0101"]
+    assert "kubernetes-sigs/cluster-api#10541" in finding["refs"]
+    assert "aws:///eu-west-1c/i-000000000003a5f12" in finding["message"]
+
+
+def test_diagnose_text_of_the_examples(capsys: pytest.CaptureFixture[str], golden) -> None:
+    result = run_cli(capsys, "diagnose", "-f", str(ROOT / "examples"), "--now", NOW)
+    assert result.code == 0
+    golden("diagnose/examples.txt", result.out)
+    assert (
+        run_cli(
+            capsys, "diagnose", "-f", str(ROOT / "examples"), "--now", NOW, "--fail-on", "warning"
+        ).code
+        == 4
+    )
+
+
+def test_explain(capsys: pytest.CaptureFixture[str], golden) -> None:
+    golden("diagnose/explain-MP0501.txt", run_cli(capsys, "explain", "mp0501").out)
+    assert run_cli(capsys, "explain", "R1a").out.startswith("MP0101 (R1a)")
+    listing = run_cli(capsys, "explain", "--list").out.splitlines()
+    assert listing[0].split() == ["CODE", "RULE", "SEVERITY", "TITLE"]
+    assert len(listing) == 43
+    missing = run_cli(capsys, "explain", "MP9999")
+    assert (missing.code, missing.err.splitlines()[0]) == (1, "error: no rule MP9999")
