@@ -126,7 +126,10 @@ def install(api: KubeAPI, crds: list[dict[str, Any]], timeout: float = 60) -> No
 
 def _served(api: KubeAPI, name: str, crd: dict[str, Any]) -> bool:
     current = api.request("GET", f"{CRD_PATH}/{name}")
-    conditions = {c["type"]: c["status"] for c in current.get("status", {}).get("conditions", [])}
+    # Right after creation the status can hold conditions: null.
+    conditions = {
+        c["type"]: c["status"] for c in (current.get("status") or {}).get("conditions") or []
+    }
     if conditions.get("Established") != "True":
         return False
     spec = crd["spec"]
