@@ -14,6 +14,7 @@ from kubectl_machinepool.commands.common import CONTEXT_SETTINGS
 from kubectl_machinepool.commands.describe import describe_command
 from kubectl_machinepool.commands.diagnose import diagnose_command, explain_command
 from kubectl_machinepool.commands.listing import list_command
+from kubectl_machinepool.commands.metadata import diff_metadata_command
 from kubectl_machinepool.errors import ExitCode, MachinePoolError
 
 PROG = "kubectl machinepool"
@@ -34,7 +35,13 @@ def cli() -> None:
     """
 
 
-for _command in (list_command, describe_command, diagnose_command, explain_command):
+for _command in (
+    list_command,
+    describe_command,
+    diagnose_command,
+    explain_command,
+    diff_metadata_command,
+):
     cli.add_command(_command)
 
 

@@ -43,6 +43,7 @@ class MachineState:
     node_name: str | None
     infra_kind: str | None
     infra_name: str | None
+    labels: dict[str, str]
     annotations: dict[str, str]
 
 
@@ -59,6 +60,7 @@ class NodeState:
     unschedulable: bool
     taints: tuple[str, ...]
     conditions: Conditions
+    labels: dict[str, str]
     annotations: dict[str, str]
 
 
@@ -117,6 +119,7 @@ def machine_state(obj: RawObject) -> MachineState:
         node_name=text(dig(obj, "status", "nodeRef", "name")),
         infra_kind=text(ref.get("kind")),
         infra_name=text(ref.get("name")),
+        labels=string_map(dig(obj, "metadata", "labels")),
         annotations=string_map(dig(obj, "metadata", "annotations")),
     )
 
@@ -139,5 +142,6 @@ def node_state(obj: RawObject) -> NodeState:
         unschedulable=flag(spec.get("unschedulable")) is True,
         taints=taints,
         conditions=conditions,
+        labels=string_map(meta.get("labels")),
         annotations=string_map(meta.get("annotations")),
     )

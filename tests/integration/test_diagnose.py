@@ -7,7 +7,7 @@ import json
 from support.management import create_scenario, kubectl_dump
 from support.objects import NOW
 from support.run import run_cli
-from support.scenarios import SCENARIOS
+from support.scenarios import SCENARIOS, core_manager
 
 AT = NOW.isoformat().replace("+00:00", "Z")
 
@@ -61,17 +61,9 @@ def test_capi_version_from_the_core_controller_deployment(v1beta2, capsys) -> No
     assert [f["severity"] for f in before] == ["warning"]  # version unknown yet
 
     system = v1beta2.new_namespace()
-    v1beta2.api.create({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "capi-controller-manager", "namespace": system, "labels": {"cluster.x-k8s.io/provider": "cluster-api"}},
-        "spec": {
-            "selector": {"matchLabels": {"control-plane": "controller-manager"}},
-            "template": {
-                "metadata": {"labels": {"control-plane": "controller-manager"}},
-                "spec": {"containers": [{"name": "manager", "image": "registry.example/cluster-api/cluster-api-controller:v1.12.3"}]},
-            },
-        },
-    })  # fmt: skip
+    v1beta2.api.create(
+        core_manager(system, "registry.example/cluster-api/cluster-api-controller:v1.12.3")
+    )
     try:
         doc = diagnosis(v1beta2, namespace, capsys)
         assert doc["capiVersion"] == {

@@ -9,6 +9,7 @@ when several tests share one API server as "workload cluster"; goldens use no sa
 from __future__ import annotations
 
 import functools
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -145,6 +146,11 @@ class PoolSpec:
     failure_domains: tuple[str, ...] = ()
     annotations: tuple[tuple[str, str], ...] = ()
     min_ready_seconds: int = 0
+
+
+def with_template_metadata(pool: Obj) -> Obj:
+    pool["spec"]["template"]["metadata"] = json.loads(json.dumps(TEMPLATE_METADATA))
+    return pool
 
 
 def machine_pool(generation: str, ns: str, cluster_name: str, p: PoolSpec) -> Obj:
@@ -578,7 +584,7 @@ def aws_asg(generation: str, ns: str, salt: str = "", healthy: bool = False) -> 
     ]
     return [
         cluster(generation, ns, "prod", shape),
-        machine_pool(generation, ns, "prod", pool),
+        with_template_metadata(machine_pool(generation, ns, "prod", pool)),
         asg,
         kubeadm_config(generation, ns, "prod", pool.name),
         *nodes,
@@ -610,7 +616,7 @@ def azure_vmss(generation: str, ns: str, salt: str = "", healthy: bool = False) 
     )  # fmt: skip
     objects = [
         cluster(generation, ns, "prod", shape),
-        machine_pool(generation, ns, "prod", pool),
+        with_template_metadata(machine_pool(generation, ns, "prod", pool)),
         kubeadm_config(generation, ns, "prod", pool.name),
     ]
     objects.append(
@@ -853,7 +859,7 @@ def capd(generation: str, ns: str, salt: str = "") -> list[Obj]:
     pool = PoolSpec("dev-mp-0", dmp, (BOOTSTRAP, generation, "KubeadmConfig"), desired=2, provider_ids=ids,
                     ready_nodes=2, with_machines=True, machines_ready=2, machines_available=2, version="v1.34.0")  # fmt: skip
     objects = [
-        cluster(generation, ns, "dev", shape), machine_pool(generation, ns, "dev", pool), kubeadm_config(generation, ns, "dev", pool.name),
+        cluster(generation, ns, "dev", shape), with_template_metadata(machine_pool(generation, ns, "dev", pool)), kubeadm_config(generation, ns, "dev", pool.name),
         infra_pool(
             generation, dmp, ns, "dev", pool.name, spec={"template": {"customImage": "kindest/node:v1.34.0"}, "providerIDList": ids},
             status={"ready": True, "replicas": 2, "infrastructureMachineKind": "DockerMachine",
@@ -909,10 +915,60 @@ def bootstrap_data_secret(config: Obj) -> Obj:
     }
 
 
+# The pool template metadata of the scenarios that carry some: a node-role label and a
+# node.cluster.x-k8s.io annotation (synced to Nodes through Machines), and a label and an
+# annotation outside the synced domains (they stop at the Machines).
+TEMPLATE_METADATA = {
+    "labels": {"node-role.kubernetes.io/worker": "", "team": "payments"},
+    "annotations": {"node.cluster.x-k8s.io/gpu-driver": "550", "example.com/owner": "ops"},
+}
+
+
+def _synced(key: str) -> bool:
+    """Cluster API's default Machine-to-Node sync domains, for the keys the fixtures use."""
+    return (
+        key.startswith("node-role.kubernetes.io/")
+        or key.split("/", maxsplit=1)[0] == "node.cluster.x-k8s.io"
+    )
+
+
+def _propagate_metadata(objects: list[Obj]) -> None:
+    """The MachinePool controller copies template metadata onto its Machines; the Machine
+    controller copies the synced keys onto the Node and records them in tracking annotations."""
+    nodes = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Node"}
+    for pool in (o for o in objects if o["kind"] == "MachinePool"):
+        template = pool["spec"]["template"].get("metadata") or {}
+        if not template:
+            continue
+        for machine in (
+            o
+            for o in objects
+            if o["kind"] == "Machine"
+            and o["metadata"]["labels"].get(f"{CAPI}/pool-name") == pool["metadata"]["name"]
+        ):
+            machine["metadata"]["labels"].update(template.get("labels", {}))
+            machine["metadata"].setdefault("annotations", {}).update(
+                template.get("annotations", {})
+            )
+            node = nodes.get(machine["status"]["nodeRef"]["name"])
+            if node is None:
+                continue
+            labels = {k: v for k, v in template.get("labels", {}).items() if _synced(k)}
+            annotations = {k: v for k, v in template.get("annotations", {}).items() if _synced(k)}
+            node["metadata"]["labels"].update(labels)
+            node["metadata"]["annotations"].update(annotations)
+            node["metadata"]["annotations"][f"{CAPI}/labels-from-machine"] = ",".join(
+                sorted(labels)
+            )
+            node["metadata"]["annotations"][f"{CAPI}/annotations-from-machine"] = ",".join(
+                sorted(annotations)
+            )
+
+
 def as_controllers_left_them(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
     """What controllers add to a scenario: each MachinePool's status.nodeRefs (the Nodes whose
-    providerID is in spec.providerIDList, in list order, with names and uids) and each bootstrap
-    config's data Secret."""
+    providerID is in spec.providerIDList, in list order, with names and uids), template metadata
+    on Machines and their Nodes, and each bootstrap config's data Secret."""
 
     @functools.wraps(build)
     def scenario(generation: str, ns: str, salt: str = "", **variant: Any) -> list[Obj]:
@@ -931,6 +987,7 @@ def as_controllers_left_them(build: Callable[..., list[Obj]]) -> Callable[..., l
             ]
             if refs:
                 pool["status"]["nodeRefs"] = refs
+        _propagate_metadata(objects)
         configs = [o for o in objects if o["kind"] == "KubeadmConfig"]
         return objects + [bootstrap_data_secret(c) for c in configs]
 
@@ -950,3 +1007,26 @@ SCENARIOS: dict[str, Callable[..., list[Obj]]] = {
         "capd": capd,
     }.items()
 }
+
+
+def core_manager(
+    namespace: str,
+    image: str = "registry.example/cluster-api/cluster-api-controller:v1.14.2",
+    args: tuple[str, ...] = (),
+) -> Obj:
+    """The core Cluster API controller Deployment, whose image tag and args the tool reads."""
+    labels = {"control-plane": "controller-manager"}
+    container = {"name": "manager", "image": image, "args": list(args)}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "capi-controller-manager",
+            "namespace": namespace,
+            "labels": {f"{CAPI}/provider": "cluster-api"},
+        },
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
+    }

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.objects import NOW
-from support.scenarios import SCENARIOS, condition, node
+from support.scenarios import SCENARIOS, condition, core_manager, node
 from support.snapshots import NAMESPACE
 
 from kubectl_machinepool.description import Selection, describe
@@ -510,11 +510,9 @@ def test_version_dependent_rule_lowers_severity_when_the_version_is_unknown(
 
 
 def test_capi_version_comes_from_the_core_controller_image() -> None:
-    deployment = {
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "capi-controller-manager", "namespace": "capi-system", "labels": {"cluster.x-k8s.io/provider": "cluster-api"}},
-        "spec": {"template": {"spec": {"containers": [{"name": "manager", "image": "registry.example/cluster-api/cluster-api-controller:v1.14.1@sha256:abc"}]}}},
-    }  # fmt: skip
+    deployment = core_manager(
+        "capi-system", "registry.example/cluster-api/cluster-api-controller:v1.14.1@sha256:abc"
+    )
     version = capi_version(Snapshot.of([deployment]), None)
     assert (str(version), version.source) == (
         "v1.14.1",

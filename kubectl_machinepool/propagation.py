@@ -1,0 +1,266 @@
+"""Where each label and annotation of a MachinePool template did, or could not, arrive.
+
+Cluster API's rules (machinepool-facts §9): without MachinePool Machines nothing of the template
+reaches Nodes. With them, every template label and annotation is applied to the Machines, and from
+a Machine only these reach its Node: labels in node-role.kubernetes.io,
+node-restriction.kubernetes.io or node.cluster.x-k8s.io (and their subdomains, except for
+node-role) or matching a regex of
+--additional-sync-machine-labels; annotations in node.cluster.x-k8s.io or matching
+--additional-sync-machine-annotations. The regexes are unanchored, as Go's MatchString is.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.fields import dig, items, string_map
+from kubectl_machinepool.snapshot import RawObject
+from kubectl_machinepool.states import MachineState, NodeState
+
+Kind = Literal["label", "annotation"]
+State = Literal["present", "missing", "different", "never"]
+
+LABELS_FROM_MACHINE = "cluster.x-k8s.io/labels-from-machine"
+ANNOTATIONS_FROM_MACHINE = "cluster.x-k8s.io/annotations-from-machine"
+LABELS_FLAG = "--additional-sync-machine-labels"
+ANNOTATIONS_FLAG = "--additional-sync-machine-annotations"
+
+# What Cluster API (or ClusterClass) writes on its own: not the user's to diff.
+_OWN_KEYS = frozenset(
+    {
+        "cluster.x-k8s.io/cluster-name",
+        "cluster.x-k8s.io/pool-name",
+        "kubectl.kubernetes.io/last-applied-configuration",
+    }
+)
+_OWN_PREFIXES = ("topology.cluster.x-k8s.io/",)
+
+
+def users_key(key: str) -> bool:
+    return key not in _OWN_KEYS and not key.startswith(_OWN_PREFIXES)
+
+
+def _domain(key: str) -> str:
+    return key.split("/", maxsplit=1)[0]
+
+
+def _in(domain: str, zone: str) -> bool:
+    return domain == zone or domain.endswith("." + zone)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRules:
+    """The core manager's extra sync regexes, and where they were learnt."""
+
+    labels: tuple[str, ...] = ()
+    annotations: tuple[str, ...] = ()
+    source: str = "defaults only: the capi-controller-manager Deployment was not read"
+
+    def label_synced(self, key: str) -> bool:
+        domain = _domain(key)
+        if domain == "node-role.kubernetes.io":  # this one without subdomains
+            return True
+        if _in(domain, "node-restriction.kubernetes.io") or _in(domain, "node.cluster.x-k8s.io"):
+            return True
+        return any(re.search(pattern, key) for pattern in self.labels)
+
+    def annotation_synced(self, key: str) -> bool:
+        if _in(_domain(key), "node.cluster.x-k8s.io"):
+            return True
+        return any(re.search(pattern, key) for pattern in self.annotations)
+
+
+def _flag_values(args: Sequence[str], flag: str) -> list[str]:
+    """pflag StringSlice values: `--flag=a,b`, `--flag a,b`, repeatable."""
+    values: list[str] = []
+    for index, arg in enumerate(args):
+        raw = None
+        if arg.startswith(flag + "="):
+            raw = arg[len(flag) + 1 :]
+        elif arg == flag and index + 1 < len(args):
+            raw = args[index + 1]
+        if raw is not None:
+            values += [v for v in raw.split(",") if v]
+    return values
+
+
+def sync_rules(
+    core_controller: RawObject | None,
+    labels_override: Sequence[str] | None,
+    annotations_override: Sequence[str] | None,
+) -> SyncRules:
+    """From the flags when given, else the manager container's args of the core controller."""
+    args: list[str] = []
+    source = SyncRules().source
+    if core_controller is not None:
+        containers = items(dig(core_controller, "spec", "template", "spec", "containers"))
+        manager = next((c for c in containers if c.get("name") == "manager"), None)
+        for arg in (manager or {}).get("args") or ():
+            # Some installs pass all flags in one string.
+            args += shlex.split(str(arg)) if " " in str(arg) else [str(arg)]
+        meta = core_controller.get("metadata") or {}
+        source = f"args of Deployment {meta.get('namespace')}/{meta.get('name')}"
+    labels = list(labels_override) if labels_override else _flag_values(args, LABELS_FLAG)
+    annotations = (
+        list(annotations_override) if annotations_override else _flag_values(args, ANNOTATIONS_FLAG)
+    )
+    if labels_override or annotations_override:
+        source = "command-line flags" + ("" if core_controller is None else f" (over the {source})")
+    for pattern in (*labels, *annotations):
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            from kubectl_machinepool.errors import UsageError
+
+            raise UsageError(f"invalid sync regex {pattern!r}: {err}") from err
+    return SyncRules(tuple(labels), tuple(annotations), source)
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """One template key on one object."""
+
+    target: str  # "Machine ns/name" or "Node name"
+    state: State
+    actual: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyReport:
+    kind: Kind
+    key: str
+    value: str
+    # None: expected on the pool's Nodes; else why it will never get there.
+    never_reason: str | None
+    machines: tuple[Arrival, ...]
+    nodes: tuple[Arrival, ...]
+
+    @property
+    def everywhere(self) -> bool:
+        return all(
+            a.state == "present" for a in (*self.machines, *self.nodes) if a.state != "never"
+        )
+
+    @property
+    def short(self) -> tuple[Arrival, ...]:
+        return tuple(
+            a for a in (*self.machines, *self.nodes) if a.state in ("missing", "different")
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Leftover:
+    """A key Cluster API put on a Node (its tracking annotation says) the template no longer has."""
+
+    kind: Kind
+    key: str
+    node: str
+    value: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolPropagation:
+    pool: PoolDescription
+    keys: tuple[KeyReport, ...]
+    leftovers: tuple[Leftover, ...]
+    rules: SyncRules
+
+    @property
+    def summary(self) -> str:
+        everywhere = sum(1 for k in self.keys if k.everywhere and k.never_reason is None)
+        short = [k for k in self.keys if k.short]
+        objects = {a.target for k in short for a in k.short}
+        never = sum(1 for k in self.keys if k.never_reason is not None)
+        parts = [f"{everywhere} key{'s' if everywhere != 1 else ''} propagated everywhere"]
+        if short:
+            nodes = sum(1 for o in objects if o.startswith("Node "))
+            machines = len(objects) - nodes
+            where = " and ".join(
+                f"{n} {w}{'s' if n != 1 else ''}"
+                for n, w in ((machines, "Machine"), (nodes, "Node"))
+                if n
+            )
+            parts.append(f"{len(short)} missing or different on {where}")
+        parts.append(f"{never} will never reach Nodes")
+        if self.leftovers:
+            parts.append(f"{len(self.leftovers)} left on Nodes from an older template")
+        return ", ".join(parts)
+
+
+def _arrival(target: str, have: dict[str, str], key: str, value: str) -> Arrival:
+    if key not in have:
+        return Arrival(target, "missing")
+    if have[key] != value:
+        return Arrival(target, "different", have[key])
+    return Arrival(target, "present", value)
+
+
+def _never_reason(kind: Kind, key: str, pool: PoolDescription, rules: SyncRules) -> str | None:
+    if not pool.uses_machines:
+        return (
+            "the pool has no MachinePool Machines: Cluster API copies no template metadata "
+            "to its Nodes"
+        )
+    if kind == "label" and not rules.label_synced(key):
+        return (
+            "label outside the synced domains node-role.kubernetes.io, "
+            "node-restriction.kubernetes.io and node.cluster.x-k8s.io, "
+            f"and no {LABELS_FLAG} regex matches"
+        )
+    if kind == "annotation" and not rules.annotation_synced(key):
+        return f"annotation outside node.cluster.x-k8s.io, and no {ANNOTATIONS_FLAG} regex matches"
+    return None
+
+
+def _tracked(node_annotations: dict[str, str], name: str) -> list[str]:
+    return [k for k in node_annotations.get(name, "").split(",") if k]
+
+
+def _meta(obj: MachineState | NodeState, kind: Kind) -> dict[str, str]:
+    return obj.labels if kind == "label" else obj.annotations
+
+
+def propagation(pool: PoolDescription, raw_pool: RawObject, rules: SyncRules) -> PoolPropagation:
+    """The diff of one pool's template metadata against its Machines and Nodes."""
+    template = dig(raw_pool, "spec", "template", "metadata")
+    wanted: dict[Kind, dict[str, str]] = {
+        "label": {k: v for k, v in string_map(dig(template, "labels")).items() if users_key(k)},
+        "annotation": {
+            k: v for k, v in string_map(dig(template, "annotations")).items() if users_key(k)
+        },
+    }
+    machines = [i.machine for i in pool.instances if i.machine]
+    nodes = [i.node for i in pool.instances if i.node and i.listed]
+    reports = []
+    for kind, keys in wanted.items():
+        for key, value in sorted(keys.items()):
+            never = _never_reason(kind, key, pool, rules)
+            on_machines = tuple(
+                _arrival(
+                    f"Machine {m.object.namespace}/{m.object.name}", _meta(m, kind), key, value
+                )
+                for m in machines
+            )
+            on_nodes = tuple(
+                Arrival(f"Node {n.name}", "never", _meta(n, kind).get(key))
+                if never
+                else _arrival(f"Node {n.name}", _meta(n, kind), key, value)
+                for n in nodes
+            )
+            reports.append(KeyReport(kind, key, value, never, on_machines, on_nodes))
+    leftovers = []
+    trackers: tuple[tuple[Kind, str], ...] = (
+        ("label", LABELS_FROM_MACHINE),
+        ("annotation", ANNOTATIONS_FROM_MACHINE),
+    )
+    for node in nodes:
+        for kind, tracker in trackers:
+            for key in _tracked(node.annotations, tracker):
+                if key not in wanted[kind] and users_key(key):
+                    leftovers.append(Leftover(kind, key, node.name, _meta(node, kind).get(key)))
+    return PoolPropagation(pool, tuple(reports), tuple(leftovers), rules)

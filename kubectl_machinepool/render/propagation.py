@@ -1,0 +1,133 @@
+"""diff-metadata as a compact per-key diff, and as a document."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kubectl_machinepool.color import Palette
+from kubectl_machinepool.propagation import Arrival, KeyReport, PoolPropagation
+from kubectl_machinepool.render.structured import SCHEMA_VERSION
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _present(arrivals: Sequence[Arrival]) -> str:
+    machines = sum(1 for a in arrivals if a.state == "present" and a.target.startswith("Machine "))
+    nodes = sum(1 for a in arrivals if a.state == "present" and a.target.startswith("Node "))
+    return ", ".join(_plural(n, w) for n, w in ((machines, "Machine"), (nodes, "Node")) if n)
+
+
+def _value(value: str | None) -> str:
+    return '""' if value == "" else json.dumps(value) if value and " " in value else str(value)
+
+
+def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
+    lines = [f"  {report.kind} {report.key}={_value(report.value)}"]
+    everything = (*report.machines, *report.nodes)
+    present = _present(everything)
+    if present:
+        lines.append(f"    {palette.good('✓')} {present}")
+    mark: dict[str, Callable[[str], str]] = {"missing": palette.bad, "different": palette.warn}
+    for arrival in everything:
+        if arrival.state == "missing":
+            lines.append(f"    {mark['missing']('-')} {arrival.target}: missing")
+        elif arrival.state == "different":
+            lines.append(
+                f"    {mark['different']('~')} {arrival.target}: has {_value(arrival.actual)}"
+            )
+    if report.never_reason:
+        anyway = [a.target for a in report.nodes if a.actual is not None]
+        line = f"Nodes: never, {report.never_reason}"
+        if anyway:
+            line += f" ({_plural(len(anyway), 'Node')} carry it anyway, set outside Cluster API)"
+        lines += textwrap.wrap(
+            line, 100, initial_indent="    · ", subsequent_indent="      ", break_on_hyphens=False
+        )
+    if not everything:
+        lines.append("    (the pool has no Machines or Nodes to compare)")
+    return lines
+
+
+def render_propagation(pools: Sequence[PoolPropagation], palette: Palette) -> str:
+    out: list[str] = []
+    for result in pools:
+        mp = result.pool.pool
+        machines = sum(1 for i in result.pool.instances if i.machine)
+        nodes = sum(1 for i in result.pool.instances if i.node and i.listed)
+        kind = (
+            "with MachinePool Machines"
+            if result.pool.uses_machines
+            else "without MachinePool Machines"
+        )
+        out.append(
+            f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}), {kind}: "
+            f"{_plural(machines, 'Machine')}, {_plural(nodes, 'Node')}"
+        )
+        rules = result.rules
+        extra = ", ".join(
+            [
+                *(f"label ~ {r}" for r in rules.labels),
+                *(f"annotation ~ {r}" for r in rules.annotations),
+            ]
+        )
+        out.append(f"  extra sync regexes: {extra or 'none'} ({rules.source})")
+        if not result.keys:
+            out.append("  the template has no labels or annotations of its own")
+        for report in result.keys:
+            out += _key_lines(report, palette)
+        for left in result.leftovers:
+            value = "" if left.value is None else f"={_value(left.value)}"
+            where = f"{left.kind} {left.key}{value} on Node {left.node}"
+            out.append(
+                f"  {palette.warn('!')} {where}: put there by Cluster API, not in the template now"
+            )
+        out.append(f"  {result.summary}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _arrival(a: Arrival) -> dict[str, Any]:
+    return {"target": a.target, "state": a.state, "actual": a.actual}
+
+
+def propagation_document(pools: Sequence[PoolPropagation]) -> dict[str, Any]:
+    return {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "MachinePoolMetadataDiff",
+        "machinePools": [
+            {
+                "namespace": r.pool.pool.namespace,
+                "name": r.pool.pool.name,
+                "cluster": r.pool.pool.cluster,
+                "machinePoolMachines": r.pool.uses_machines,
+                "syncRules": {
+                    "labels": list(r.rules.labels),
+                    "annotations": list(r.rules.annotations),
+                    "source": r.rules.source,
+                },
+                "keys": [
+                    {
+                        "kind": k.kind,
+                        "key": k.key,
+                        "value": k.value,
+                        "reachesNodes": k.never_reason is None,
+                        "neverReason": k.never_reason,
+                        "machines": [_arrival(a) for a in k.machines],
+                        "nodes": [_arrival(a) for a in k.nodes],
+                    }
+                    for k in r.keys
+                ],
+                "leftovers": [
+                    {"kind": x.kind, "key": x.key, "node": x.node, "value": x.value}
+                    for x in r.leftovers
+                ],
+                "summary": r.summary,
+            }
+            for r in pools
+        ],
+    }
