@@ -33,6 +33,7 @@ from kubectl_machinepool.states import (
 OWNER_KIND_ANNOTATION = "cluster.x-k8s.io/owner-kind"
 OWNER_NAME_ANNOTATION = "cluster.x-k8s.io/owner-name"
 CLUSTER_NAMESPACE_ANNOTATION = "cluster.x-k8s.io/cluster-namespace"
+CLUSTER_NAME_ANNOTATION = "cluster.x-k8s.io/cluster-name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,8 @@ class ClusterDescription:
     pools: tuple[PoolDescription, ...]
     # Every Node of the workload cluster (not only the pools'); None when not read.
     nodes: tuple[NodeState, ...] | None = None
+    # The workload API server did not answer (not: refused us, or was not asked).
+    workload_unreachable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +135,12 @@ _SEMVER_CORE = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 def same_version(kubelet: str, desired: str) -> bool:
-    """Equal major.minor(.patch); build suffixes such as `-eks-1a2b3c` do not count."""
+    """Equal as far as both give major.minor(.patch): build suffixes (`-eks-1a2b3c`), a missing
+    `v` and a missing patch (CAPA reports `1.33` for v1.33.0) do not count."""
     a, b = _SEMVER_CORE.match(kubelet), _SEMVER_CORE.match(desired)
     if not a or not b:
         return kubelet == desired
-    if b.group(3) is None:
+    if a.group(3) is None or b.group(3) is None:
         return a.groups()[:2] == b.groups()[:2]
     return a.groups() == b.groups()
 
@@ -226,7 +230,8 @@ def _owned_by(machine: RawObject, pool: MachinePool) -> bool:
     return True
 
 
-def _claims_pool(node: NodeState, pool: MachinePool) -> bool:
+def claims_pool(node: NodeState, pool: MachinePool) -> bool:
+    """The Node's owner annotations (add-only, so possibly stale) name this pool."""
     notes = node.annotations
     return (
         notes.get(OWNER_KIND_ANNOTATION) == "MachinePool"
@@ -292,7 +297,7 @@ def _instances(
             add(pid, None, None, by_pid.get(pid))
             covered.add(pid)
     for node in nodes or ():
-        if _claims_pool(node, pool) and node.provider_id not in covered:
+        if claims_pool(node, pool) and node.provider_id not in covered:
             add(node.provider_id, None, None, node)
     return sorted(found, key=lambda i: (i.healthy, i.sort_name))
 
@@ -409,17 +414,6 @@ def selected(raw: RawObject, selection: Selection) -> bool:
     return not selection.selector or matches(selection.selector, labels)
 
 
-def _workload(
-    snapshot: Snapshot, namespace: str, cluster: str
-) -> tuple[list[NodeState] | None, str | None]:
-    workload: WorkloadNodes | None = snapshot.nodes_for(namespace, cluster)
-    if workload is None:
-        return None, None
-    if workload.nodes is None:
-        return None, workload.note
-    return [node_state(n) for n in workload.nodes], workload.note
-
-
 def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:
     """Every selected MachinePool, grouped under its Cluster, ordered by namespace and name."""
     by_cluster: dict[tuple[str, str], list[RawObject]] = {}
@@ -432,7 +426,9 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
             by_cluster.setdefault(key, []).append(raw)
     clusters = []
     for (namespace, name), raws in sorted(by_cluster.items()):
-        nodes, note = _workload(snapshot, namespace, name)
+        workload: WorkloadNodes | None = snapshot.nodes_for(namespace, name)
+        raw_nodes = workload.nodes if workload else None
+        nodes = None if raw_nodes is None else [node_state(n) for n in raw_nodes]
         cluster_raw = snapshot.find(CAPI_GROUP, "Cluster", namespace, name)
         paused = dig(cluster_raw, "spec", "paused") is True
         pools = sorted(
@@ -447,7 +443,8 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                 cluster_unread=not snapshot.was_read(CAPI_GROUP, "Cluster"),
                 paused=paused,
                 nodes_read=nodes is not None,
-                nodes_note=note,
+                nodes_note=workload.note if workload else None,
+                workload_unreachable=workload is not None and workload.unreachable,
                 pools=tuple(pools),
                 nodes=None if nodes is None else tuple(nodes),
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -123,4 +124,4 @@ def load_dump(paths: Sequence[str], stdin: TextIO) -> Snapshot:
     else:
         note = "the input holds no Node objects, so Nodes are not shown"
         workload = WorkloadNodes(None, None, None, note)
-    return Snapshot.of(rest, workloads=[workload])
+    return replace(Snapshot.of(rest, workloads=[workload]), offline=True)

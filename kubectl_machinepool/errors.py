@@ -40,6 +40,10 @@ class ClusterAccessError(MachinePoolError):
     """The API server could not be reached, or refused us (401/403), or timed out."""
 
 
+class UnreachableError(ClusterAccessError):
+    """No answer at all: connection refused, name resolution, TLS handshake or timeout."""
+
+
 class NotFoundError(MachinePoolError):
     """A named object or API does not exist."""
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import yaml
 
 from kubectl_machinepool.description import Selection, selected
-from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.kubeconfig import connection_from_dict, load_connection
@@ -190,7 +190,8 @@ def workload_nodes(
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
-        return WorkloadNodes(namespace, cluster, None, note)
+        unreachable = isinstance(err, UnreachableError)
+        return WorkloadNodes(namespace, cluster, None, note, unreachable=unreachable)
     return WorkloadNodes(namespace, cluster, tuple(nodes), token_secrets=token_secrets)
 
 

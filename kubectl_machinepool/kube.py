@@ -15,7 +15,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
-from kubectl_machinepool.errors import ClusterAccessError, MachinePoolError, NotFoundError
+from kubectl_machinepool.errors import (
+    ClusterAccessError,
+    MachinePoolError,
+    NotFoundError,
+    UnreachableError,
+)
 from kubectl_machinepool.kubeconfig import Connection, load_connection
 from kubectl_machinepool.options import AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
@@ -103,7 +108,7 @@ class Kube:
             # Caught first: urllib3 derives it from its timeout errors.
             raise self._unreachable(err) from err
         except urllib3.exceptions.TimeoutError as err:
-            raise ClusterAccessError(
+            raise UnreachableError(
                 f"the API server of {self.where} did not answer within the request timeout",
                 hint="raise --request-timeout, or check that the server is reachable",
             ) from err
@@ -126,8 +131,8 @@ class Kube:
             )
         return document
 
-    def _unreachable(self, err: BaseException) -> ClusterAccessError:
-        return ClusterAccessError(
+    def _unreachable(self, err: BaseException) -> UnreachableError:
+        return UnreachableError(
             f"cannot reach the API server of {self.where}: {_reason(err)}",
             hint="check --context and --kubeconfig, and that the cluster is up",
         )

@@ -67,7 +67,7 @@ class MachinePool:
     failure: str | None
     generation: int | None
     observed_generation: int | None
-    # spec.version of the infra pool for kinds that keep the version there (OKE, ROSA).
+    # spec.version of the infra pool for kinds that keep the Kubernetes version there (OKE).
     infra_version: str | None
 
     @property
@@ -145,7 +145,8 @@ def _failure(pool: RawObject) -> str | None:
 
 
 # Kinds whose Kubernetes version lives on the infra object, not the MachinePool template (#7248).
-VERSION_ON_INFRA = frozenset({"OCIManagedMachinePool", "ROSAMachinePool"})
+# ROSAMachinePool's spec.version is an OpenShift version, not a Kubernetes one.
+VERSION_ON_INFRA = frozenset({"OCIManagedMachinePool"})
 
 
 def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:

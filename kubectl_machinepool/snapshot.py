@@ -34,6 +34,8 @@ class WorkloadNodes:
     note: str | None = None
     # Names of kube-system bootstrap token Secrets; None when they were not listed.
     token_secrets: tuple[str, ...] | None = None
+    # The workload API server did not answer (as opposed to refusing us, or not being asked).
+    unreachable: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class Snapshot:
     unread: tuple[tuple[str, str], ...] = field(default=())
     # Where Secrets (metadata only) were listed: None nowhere, "" in every namespace.
     secrets_scope: str | None = None
+    # A dump: only kinds it holds at least one object of count as read, since a kind left
+    # out of `kubectl get` proves nothing about the cluster.
+    offline: bool = False
 
     @classmethod
     def of(
@@ -58,11 +63,19 @@ class Snapshot:
     ) -> Snapshot:
         return cls(tuple(objects), tuple(notes), tuple(workloads), tuple(unread), secrets_scope)
 
+    @cached_property
+    def _kinds(self) -> frozenset[tuple[str, str]]:
+        return frozenset(
+            (group_of(str(o.get("apiVersion", ""))), str(o.get("kind", ""))) for o in self.objects
+        )
+
     def secrets_listed(self, namespace: str) -> bool:
         """Whether a Secret missing from this snapshot is really missing in that namespace."""
         return self.secrets_scope is not None and self.secrets_scope in ("", namespace)
 
     def was_read(self, group: str, kind: str) -> bool:
+        if self.offline:
+            return (group, kind) in self._kinds
         return (group, kind) not in self.unread
 
     def nodes_for(self, namespace: str, cluster: str) -> WorkloadNodes | None:

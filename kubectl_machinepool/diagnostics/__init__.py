@@ -37,6 +37,7 @@ RULES: list[Rule] = sorted(
 )
 BY_CODE = {rule.code: rule for rule in RULES}
 _CLUSTER_LOOKS_HEALTHY = BY_CODE["MP1701"]
+_PAUSED = BY_CODE["MP0001"]
 
 CORE_PROVIDER_LABEL = "cluster.x-k8s.io/provider"
 CORE_DEPLOYMENT = "capi-controller-manager"
@@ -82,13 +83,24 @@ def diagnose(
 ) -> list[Finding]:
     """All findings, per pool most severe first; pools in namespace/name order."""
     found: list[Finding] = []
+    seen: set[tuple[str, str, str]] = set()
     for described in description.clusters:
         ctx = Context(described, snapshot, description.now, capi, thresholds)
         for rule in RULES:
-            if rule.check_cluster is not None:
-                found += rule.check_cluster(rule, ctx)
+            for finding in rule.check_cluster(rule, ctx) if rule.check_cluster else ():
+                # A dump's Nodes stand for every Cluster in it: report each Node once.
+                key = (finding.code, finding.namespace, finding.subject)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(finding)
         for pool in described.pools:
             pool_findings = [f for rule in RULES if rule.check for f in rule.check(rule, pool, ctx)]
+            if pool.paused_by:
+                withheld = sorted(
+                    {f.code for f in pool_findings if BY_CODE[f.code].needs_reconcile}
+                )
+                pool_findings = [f for f in pool_findings if not BY_CODE[f.code].needs_reconcile]
+                pool_findings += cluster.paused_reconciliation(_PAUSED, pool, ctx, withheld)
             problems = sum(1 for f in pool_findings if f.severity >= Severity.WARNING)
             pool_findings += cluster.cluster_looks_healthy(
                 _CLUSTER_LOOKS_HEALTHY, pool, ctx, problems

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 
 from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.diagnostics.core import (
@@ -16,21 +17,72 @@ from kubectl_machinepool.diagnostics.core import (
     Severity,
     pool_subject,
 )
-from kubectl_machinepool.fields import dig, integer, text
+from kubectl_machinepool.fields import dig, integer, items, mapping, text
+from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.snapshot import RawObject
+from kubectl_machinepool.timeutil import format_time, parse_time
+
+TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
+TOPOLOGY_MANAGER = "capi-topology"
+# The topology controller's first applies come with the object's creation.
+_SETTLE = timedelta(minutes=1)
+
+
+def _topology_reapplied(raw: RawObject | None) -> datetime | None:
+    """When the topology controller last changed the object, if later than its creation.
+
+    Generation alone says nothing: CABPK writes the KubeadmConfig's own spec (discovery, every
+    token rotation), so only the topology manager's managedFields entry dates a template change.
+    """
+    created = parse_time(dig(raw, "metadata", "creationTimestamp"))
+    for entry in items(dig(raw, "metadata", "managedFields")):
+        when = parse_time(entry.get("time"))
+        if (
+            entry.get("manager") == TOPOLOGY_MANAGER
+            and when
+            and created
+            and when - created > _SETTLE
+            and "f:spec" in mapping(entry.get("fieldsV1"))
+        ):
+            return when
+    return None
 
 
 def bootstrap_drift(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     mp, boot = pool.pool, pool.pool.bootstrap_ref
-    if "topology.cluster.x-k8s.io/owned" not in mp.labels or boot is None:
+    if TOPOLOGY_OWNED not in mp.labels or boot is None:
         return
     raw = ctx.raw(boot.api_group, boot.kind, mp.namespace, boot.name)
     generation = integer(dig(raw, "metadata", "generation"))
-    if generation is not None and generation > 1:
+    changed = _topology_reapplied(raw)
+    if changed is not None and generation is not None and generation > 1:
         message = (
-            f"{boot.kind} {boot.name} was changed in place (generation {generation}) under "
-            "ClusterClass: existing instances probably never got the change"
+            f"the topology controller changed {boot.kind} {boot.name} in place at "
+            f"{format_time(changed)} (generation {generation}), after creating it: if the change "
+            "touched its spec, existing instances probably never got it"
         )
         yield rule.finding(pool, pool_subject(pool), message)
+
+
+def paused_reconciliation(
+    rule: Rule, pool: PoolDescription, ctx: Context, withheld: list[str]
+) -> Iterator[Finding]:
+    """Stands in for the findings that presume controllers at work, naming them."""
+    if not pool.paused_by:
+        return
+    cond = pool.pool.conditions.get("Paused")
+    lasted = (
+        f" for {human_duration(ctx.now - cond.since)}"
+        if cond is not None and cond.status == "True" and cond.since
+        else ""
+    )
+    message = f"reconciliation is paused{lasted} ({pool.paused_by}): Cluster API leaves this pool as it is"
+    if withheld:
+        message += (
+            f"; {', '.join(withheld)} would apply if it were reconciled, and are not judged "
+            "while it is paused"
+        )
+    yield rule.finding(pool, pool_subject(pool), message)
 
 
 def cluster_looks_healthy(
@@ -98,11 +150,27 @@ def azure_ready_but_failed(rule: Rule, pool: PoolDescription, ctx: Context) -> I
 
 RULES = [
     Rule(
+        "MP0001",
+        "",
+        "Reconciliation paused",
+        Severity.INFO,
+        "the pool has the cluster.x-k8s.io/paused annotation or its Cluster has spec.paused",
+        "Nothing reconciles the pool: its status stays as it was, so the findings that expect a "
+        "controller to act (stuck scaling, panics, stale nodeRefs, slow deletion) are withheld and "
+        "only named.",
+        "Unpause when the maintenance is over (remove the annotation, or set spec.paused false); "
+        "a pause left behind by an interrupted clusterctl move is a common cause.",
+        (),
+    ),
+    Rule(
         "MP1401",
         "R14",
         "Bootstrap change patched in place under ClusterClass",
         Severity.WARNING,
-        "a topology-owned pool whose bootstrap config has metadata.generation above 1",
+        "a topology-owned pool whose bootstrap config has metadata.generation above 1 and a "
+        "capi-topology managedFields entry owning spec fields, written more than a minute after "
+        "creation (needs a live read: dumps usually omit managedFields; generation alone is no "
+        "evidence, as CABPK writes the config's spec itself)",
         "ClusterClass patches the bootstrap config in place; providers roll instances only when bootstrap.configRef.name changes, so existing instances keep the old configuration.",
         "Roll the existing instances through the provider; outside ClusterClass rotate the config (new name, then update the ref).",
         (CAPI + "10496", CAPA + "4071", CAPA + "4619"),

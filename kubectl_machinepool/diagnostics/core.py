@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from enum import IntEnum
 
 from kubectl_machinepool.description import ClusterDescription, PoolDescription
+from kubectl_machinepool.fields import dig, strings, text
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot
 from kubectl_machinepool.states import NodeState
 
@@ -37,8 +38,10 @@ class Finding:
     code: str
     rule: str
     severity: Severity
-    # Where the finding sits: the pool it belongs to, and the object it is about.
+    # Where the finding sits: the Cluster and pool it belongs to (pool "" for Cluster-level
+    # findings), and the object it is about.
     namespace: str
+    cluster: str
     pool: str
     subject: str
     message: str
@@ -109,6 +112,22 @@ class Context:
         """Every Node of the workload cluster (None when they were not read)."""
         return self.cluster.nodes
 
+    def provider_ids_elsewhere(self, pool: PoolDescription) -> frozenset[str]:
+        """providerIDs that other MachinePools list or that Machines outside this pool carry."""
+        mine = {
+            (i.machine.object.namespace, i.machine.object.name) for i in pool.instances if i.machine
+        }
+        found: set[str] = set()
+        for other in self.snapshot.of_kind(CAPI_GROUP, "MachinePool"):
+            meta = dig(other, "metadata")
+            if (dig(meta, "namespace"), dig(meta, "name")) != (pool.pool.namespace, pool.pool.name):
+                found.update(strings(dig(other, "spec", "providerIDList")))
+        for machine in self.snapshot.of_kind(CAPI_GROUP, "Machine"):
+            meta = dig(machine, "metadata")
+            if (dig(meta, "namespace"), dig(meta, "name")) not in mine:
+                found.add(text(dig(machine, "spec", "providerID")) or "")
+        return frozenset(found - {""})
+
     @property
     def workload_tokens(self) -> tuple[str, ...] | None:
         """Bootstrap token Secrets in the workload cluster's kube-system, if they were listed."""
@@ -135,11 +154,14 @@ class Rule:
     # Per pool, or once per Cluster (for what belongs to no pool, such as orphan Nodes).
     check: Check | None = None
     check_cluster: ClusterCheck | None = None
+    # The finding means "a controller should have acted by now", which does not hold while
+    # the pool or its Cluster is paused.
+    needs_reconcile: bool = False
 
     def cluster_finding(self, ctx: Context, subject: str, message: str) -> Finding:
         return Finding(
-            self.code, self.rule, self.severity, ctx.cluster.namespace, "", subject, message,
-            self.action, self.refs,
+            self.code, self.rule, self.severity, ctx.cluster.namespace, ctx.cluster.name, "",
+            subject, message, self.action, self.refs,
         )  # fmt: skip
 
     def finding(
@@ -157,6 +179,7 @@ class Rule:
             rule=self.rule,
             severity=self.severity if severity is None else severity,
             namespace=pool.pool.namespace,
+            cluster=pool.pool.cluster,
             pool=pool.pool.name,
             subject=subject,
             message=message,

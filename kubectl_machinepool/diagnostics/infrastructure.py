@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.description import PoolDescription, same_version
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
     CAPZ,
+    CapiVersion,
     Context,
     Finding,
     Rule,
     Severity,
     pool_subject,
 )
-from kubectl_machinepool.fields import dig, flag, text
+from kubectl_machinepool.fields import dig, flag, mapping, text
+from kubectl_machinepool.snapshot import RawObject
 
 V1_11, V1_15 = (1, 11, 0), (1, 15, 0)
 
@@ -28,14 +31,17 @@ def infrastructure_not_ready(rule: Rule, pool: PoolDescription, ctx: Context) ->
         provisioned = flag(dig(raw, "status", "infrastructureReady"))
     cond = mp.conditions.get("InfrastructureReady")
     not_ready = provisioned is False or (cond is not None and cond.status == "False")
-    if not not_ready or not mp.node_refs:
+    if not not_ready:
         return
     reason = cond.reason if cond and cond.reason else "infrastructure not provisioned"
+    # A missing infra pool is an error whether or not the pool ever had Nodes.
     if reason == "IncorrectExternalRef":
         ref = mp.infrastructure_ref
         what = f"{ref.kind} {ref.name}" if ref else "the infra pool"
         message = f"InfrastructureReady is False (IncorrectExternalRef): {what} no longer exists"
         yield rule.finding(pool, pool_subject(pool), message, severity=Severity.ERROR)
+        return
+    if not mp.node_refs:
         return
     message = (
         f"InfrastructureReady is False ({reason}) while {len(mp.node_refs)} Nodes are referenced: "
@@ -44,15 +50,26 @@ def infrastructure_not_ready(rule: Rule, pool: PoolDescription, ctx: Context) ->
     yield rule.finding(pool, pool_subject(pool), message)
 
 
+def _core_visible_failure(raw: RawObject | None) -> str | None:
+    """The only failure fields core reads from provider objects: top-level status.failure*."""
+    status = mapping(dig(raw, "status"))
+    parts = [text(status.get("failureReason")), text(status.get("failureMessage"))]
+    return ": ".join(p for p in parts if p) or None
+
+
 def provider_failure_panic(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    failing = [s for s in (pool.infra, pool.bootstrap) if s is not None and s.failure]
+    mp = pool.pool
+    failing = []
+    for ref in (mp.infrastructure_ref, mp.bootstrap_ref):
+        failure = _core_visible_failure(
+            ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name) if ref else None
+        )
+        if ref is not None and failure:
+            failing.append(f"{ref.kind} {ref.name} reports failure {failure!r}")
     if not failing:
         return
     affected = ctx.capi.between(V1_11, V1_15)
-    if affected is False:
-        return
-    mp = pool.pool
-    evidence = "; ".join(f"{s.kind} {s.name} reports failure {s.failure!r}" for s in failing)
+    evidence = "; ".join(failing)
     stale = ""
     if (
         mp.generation is not None
@@ -67,9 +84,18 @@ def provider_failure_panic(rule: Rule, pool: PoolDescription, ctx: Context) -> I
         )
         yield rule.finding(pool, pool_subject(pool), message, severity=Severity.ERROR)
         return
+    if ctx.capi.between((0, 0, 0), V1_11):
+        return
+    if ctx.capi.known:
+        version = (
+            f"Cluster API {ctx.capi} ({ctx.capi.source}) is newer than the affected v1.11.0 to "
+            "v1.14.x, but whether it carries the fix (PR #14234) is not known to this tool"
+        )
+    else:
+        version = f"the version is unknown ({ctx.capi.source})"
     message = (
-        f"{evidence}: if Cluster API is v1.11.0 to v1.14.x its MachinePool controller panics on "
-        f"this and the pool's status goes stale; the version is unknown ({ctx.capi.source}){stale}"
+        f"{evidence}: if Cluster API lacks the fix its MachinePool controller panics on this and "
+        f"the pool's status goes stale; {version}{stale}"
     )
     yield rule.finding(pool, pool_subject(pool), message, severity=Severity.WARNING)
 
@@ -85,14 +111,18 @@ def stale_failure(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[F
     yield rule.finding(pool, pool_subject(pool), message)
 
 
-def _gallery_version(infra_raw: dict[str, object] | None) -> str | None:
-    for path in (
-        ("status", "image", "computeGallery", "version"),
-        ("spec", "template", "image", "computeGallery", "version"),
-    ):
-        found = text(dig(infra_raw, *path))
-        if found:
-            return found
+# CAPZ's reference images live in this community gallery, their versions named after the
+# Kubernetes release; custom gallery versions are arbitrary, so only these can be compared.
+REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
+_RELEASE = re.compile(r"\d+\.\d+\.\d+")
+
+
+def _reference_image_version(infra_raw: dict[str, object] | None) -> str | None:
+    for path in (("status", "image"), ("spec", "template", "image")):
+        gallery = mapping(dig(infra_raw, *path, "computeGallery"))
+        version = text(gallery.get("version"))
+        if version and (text(gallery.get("gallery")) or "").startswith(REFERENCE_GALLERY):
+            return version if _RELEASE.fullmatch(version) else None
     return None
 
 
@@ -108,9 +138,9 @@ def version_image_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> I
     ref = mp.infrastructure_ref
     if ref is None or ref.kind != "AzureMachinePool" or not mp.version:
         return
-    gallery = _gallery_version(ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name))
-    if gallery and gallery.lstrip("v") != mp.version.lstrip("v"):
-        message = f"the pool wants {mp.version} but the VMSS image is gallery version {gallery}"
+    image = _reference_image_version(ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name))
+    if image and not same_version(image, mp.version):
+        message = f"the pool wants {mp.version} but the VMSS runs the reference image {image}"
         yield rule.finding(pool, pool_subject(pool), message)
 
 
@@ -137,6 +167,12 @@ def bootstrap_secret_missing(rule: Rule, pool: PoolDescription, ctx: Context) ->
         yield rule.finding(pool, pool_subject(pool), message)
 
 
+def _recreates_tokens(capi: CapiVersion) -> bool:
+    """CABPK recreates a missing token Secret from v1.9.8 and v1.10.0 on (PR #11520)."""
+    version = capi.version
+    return version is not None and (version >= (1, 10, 0) or (1, 9, 8) <= version < (1, 10, 0))
+
+
 def bootstrap_token_missing(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     boot = pool.pool.bootstrap_ref
     if boot is None or boot.kind != "KubeadmConfig":
@@ -147,12 +183,27 @@ def bootstrap_token_missing(rule: Rule, pool: PoolDescription, ctx: Context) -> 
     if not token or "." not in token or tokens is None:
         return
     secret = f"bootstrap-token-{token.split('.', 1)[0]}"
-    if secret not in tokens:
+    if secret in tokens:
+        return
+    lead = (
+        f"KubeadmConfig {boot.name} joins with token {token.split('.', 1)[0]}.…, but the workload "
+        f"cluster has no Secret kube-system/{secret}"
+    )
+    if _recreates_tokens(ctx.capi):
         message = (
-            f"KubeadmConfig {boot.name} joins with token {token.split('.', 1)[0]}.…, but the workload "
-            f"cluster has no Secret kube-system/{secret}: new instances cannot join"
+            f"{lead}: Cluster API {ctx.capi} recreates it on its next token check; until then "
+            "new instances cannot join"
         )
+        yield rule.finding(pool, pool_subject(pool), message, severity=Severity.INFO)
+    elif ctx.capi.known:
+        message = f"{lead}: Cluster API {ctx.capi} never recreates it, so new instances cannot join"
         yield rule.finding(pool, pool_subject(pool), message)
+    else:
+        message = (
+            f"{lead}: new instances cannot join; Cluster API before v1.9.8 (v1.10.0 on the 1.10 "
+            f"line) never recreates it, later versions do (version unknown: {ctx.capi.source})"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, severity=Severity.WARNING)
 
 
 _UPDATING = {
@@ -181,8 +232,8 @@ RULES = [
         "Infrastructure not ready freezes the pool",
         Severity.WARNING,
         "InfrastructureReady is False (v1beta1 conditions) or status.initialization."
-        "infrastructureProvisioned is false, while status.nodeRefs is not empty; an error when the "
-        "reason is IncorrectExternalRef (the infra pool is gone)",
+        "infrastructureProvisioned is false, while status.nodeRefs is not empty; an error, with "
+        "or without nodeRefs, when the reason is IncorrectExternalRef (the infra pool is gone)",
         "While the infra pool is not ready Cluster API stops copying spec.providerIDList and "
         "status.replicas: new instances are never matched and keep the uninitialized taint.",
         "Read the infra pool's own conditions and the provider's controller logs and fix the "
@@ -195,16 +246,18 @@ RULES = [
         "R5",
         "Provider failure makes the controller panic",
         Severity.ERROR,
-        "the infra pool or bootstrap config reports status.failureReason/failureMessage (also "
-        "errorReason, failureMessages) and the core controller is Cluster API v1.11.0 to v1.14.x "
-        "(read from the capi-controller-manager image tag, or --capi-version); a warning when the "
-        "version is unknown",
+        "the infra pool or bootstrap config reports a top-level status.failureReason or "
+        "status.failureMessage (the only failure fields core reads) and the core controller is "
+        "Cluster API v1.11.0 to v1.14.x (read from the capi-controller-manager image tag, or "
+        "--capi-version); a warning when the version is unknown or later than v1.14.x, since "
+        "the fix (PR #14234) was unreleased when this rule was written",
         "The MachinePool controller dereferences a nil pointer on every reconcile, so the pool's "
         "nodeRefs, providerIDList, counters and conditions stop updating: all it reports is stale.",
         "Fix the provider-side cause so the provider clears its failure fields; upgrade once the fix "
         "(PR #14234) is released. Treat the pool's status as stale until then.",
         (CAPI + "14234",),
         provider_failure_panic,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0601",
@@ -224,8 +277,9 @@ RULES = [
         "R13",
         "Version and image disagree",
         Severity.WARNING,
-        "the pool template version differs from the infra pool's spec.version (OCIManaged, ROSA) "
-        "or from the AzureMachinePool gallery image version",
+        "the pool template version differs from OCIManagedMachinePool spec.version, or from the "
+        "version of an AzureMachinePool's CAPZ reference gallery image (custom images carry "
+        "arbitrary versions and are not compared)",
         "Version and image are changed in two steps: the provider may roll twice, or roll a "
         "mismatched combination.",
         "Pause the infra pool (cluster.x-k8s.io/paused) while changing both, then unpause.",
@@ -262,7 +316,8 @@ RULES = [
         "Bootstrap token Secret missing",
         Severity.ERROR,
         "the KubeadmConfig joins with a bootstrap token that has no bootstrap-token-<id> Secret in "
-        "the workload cluster's kube-system",
+        "the workload cluster's kube-system, and Cluster API is older than v1.9.8 (v1.10.0 on the "
+        "1.10 line); a warning when the version is unknown, info on versions that recreate it",
         "kubeadm join fails with Unauthorized; providers keep creating and terminating instances.",
         "Upgrade to Cluster API v1.9.8 / v1.10.0 or later, where CABPK recreates the token, and make "
         "sure the infra provider pushes the rotated userdata.",
@@ -278,7 +333,7 @@ RULES = [
         "RosaMachinePoolUpgrading=True reports status.ready",
         "The provider reports ready during the managed service's upgrade; the pool is not settled.",
         "Judge completion by the Nodes' kubelet versions and the provider's updating signal.",
-        (CAPI + "7248",),
+        (),
         managed_pool_updating,
     ),
 ]

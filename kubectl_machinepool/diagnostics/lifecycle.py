@@ -19,6 +19,7 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.fields import dig, integer, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.snapshot import CAPI_GROUP
+from kubectl_machinepool.states import NodeState, ObjectState
 
 V1_8 = (1, 8, 0)
 
@@ -66,16 +67,27 @@ def deletion_without_cluster(rule: Rule, pool: PoolDescription, ctx: Context) ->
     yield rule.finding(pool, pool_subject(pool), message)
 
 
+def _workload_unreachable(ctx: Context) -> str | None:
+    """Evidence that the workload API server does not answer, not merely that we lack access."""
+    cluster = ctx.cluster.cluster
+    probe = cluster.conditions.get("RemoteConnectionProbe") if cluster else None
+    if probe is not None and probe.status == "False":
+        return f"the Cluster's RemoteConnectionProbe is False ({probe.reason or 'no reason'})"
+    if ctx.cluster.workload_unreachable:
+        return ctx.cluster.nodes_note or "the workload API server did not answer"
+    return None
+
+
 def deletion_workload_unreachable(
     rule: Rule, pool: PoolDescription, ctx: Context
 ) -> Iterator[Finding]:
     lead = _deleting_too_long(pool, ctx)
-    if lead is None or ctx.nodes is not None:
+    if lead is None:
         return
     old = ctx.capi.between((0, 0, 0), V1_8)
-    if old is False:
+    why = _workload_unreachable(ctx)
+    if old is False or why is None:
         return
-    why = ctx.cluster.nodes_note or "the workload cluster could not be read"
     if old:
         message = f"{lead}; {why}; Cluster API {ctx.capi} waits for the workload cluster forever"
         yield rule.finding(pool, pool_subject(pool), message)
@@ -116,22 +128,56 @@ def deletion_slow(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[F
 
 
 def machines_out_of_step(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    """Instances that have lacked their Machine (or infra machine) for longer than the grace.
+
+    Core creates a Machine for each labelled infra machine; an infra machine without the
+    labels is invisible to it, and to us too, so a listed providerID with neither is evidence
+    as well, dated by its Node.
+    """
     if not pool.uses_machines or pool.infra is None:
         return
     group = pool.infra.api_version.rpartition("/")[0]
-    if not (
-        ctx.snapshot.was_read(CAPI_GROUP, "Machine")
-        and ctx.snapshot.was_read(group, pool.pool.machine_kind or "")
-    ):
+    kind = pool.pool.machine_kind or ""
+    if not (ctx.snapshot.was_read(CAPI_GROUP, "Machine") and ctx.snapshot.was_read(group, kind)):
         return
-    machines = sum(1 for i in pool.instances if i.machine)
-    infra_machines = sum(1 for i in pool.instances if i.infra_machine)
-    if machines != infra_machines:
-        message = (
-            f"{machines} Machines but {infra_machines} {pool.pool.machine_kind} objects: infra "
-            "machines lack the cluster-name/pool-name labels, or Machine creation is failing"
+
+    def old(obj: ObjectState | NodeState | None) -> bool:
+        return (
+            obj is not None
+            and obj.created is not None
+            and (ctx.now - obj.created > ctx.thresholds.scaling)
         )
-        yield rule.finding(pool, pool_subject(pool), message)
+
+    without_machine = [
+        i.infra_machine.name if i.infra_machine else (i.provider_id or "")
+        for i in pool.instances
+        if i.machine is None
+        and (old(i.infra_machine) or (i.infra_machine is None and i.listed and old(i.node)))
+    ]
+    without_infra = [
+        i.machine.object.name
+        for i in pool.instances
+        if i.machine
+        and i.infra_machine is None
+        and i.machine.object.deleting_since is None
+        and old(i.machine.object)
+    ]
+    parts = []
+    if without_machine:
+        parts.append(
+            f"{names(without_machine)} {'has' if len(without_machine) == 1 else 'have'} no "
+            f"Machine (an unlabelled or unreconciled {kind})"
+        )
+    if without_infra:
+        parts.append(f"Machines {names(without_infra)} have no {kind}")
+    if parts:
+        message = (
+            "; ".join(parts) + f", for longer than {human_duration(ctx.thresholds.scaling)}: "
+            "infra machines lack the cluster-name/pool-name labels, or Machine creation is failing"
+        )
+        yield rule.finding(
+            pool, pool_subject(pool), message, instances=tuple(without_machine + without_infra)
+        )
 
 
 def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
@@ -151,12 +197,28 @@ def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> It
 
 
 def oci_delete_is_a_no_op(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    if pool.uses_machines and pool.pool.machine_kind == "OCIMachinePoolMachine":
+    if not pool.uses_machines or pool.pool.machine_kind != "OCIMachinePoolMachine":
+        return
+    deleting = [
+        i.machine.object.name
+        for i in pool.instances
+        if i.machine and i.machine.object.deleting_since is not None
+    ]
+    if deleting:
         message = (
-            f"deleting one of this pool's Machines does not delete its instance: CAPOCI only removes "
-            f"the {pool.pool.machine_kind} finalizer, the Node is deleted and the instance comes back"
+            f"Machines {names(deleting)} are being deleted, but CAPOCI only removes the "
+            f"{pool.pool.machine_kind} finalizer: the Node goes, the instance keeps running and "
+            "is adopted again"
         )
-        yield rule.finding(pool, pool_subject(pool), message)
+        yield rule.finding(
+            pool, pool_subject(pool), message, severity=Severity.WARNING, instances=tuple(deleting)
+        )
+        return
+    message = (
+        f"deleting one of this pool's Machines does not delete its instance: CAPOCI only removes "
+        f"the {pool.pool.machine_kind} finalizer, the Node is deleted and the instance comes back"
+    )
+    yield rule.finding(pool, pool_subject(pool), message)
 
 
 def _drain_timeout(raw: dict[str, object] | None) -> bool:
@@ -201,6 +263,7 @@ RULES = [
         "Read the capi-controller-manager logs for this pool and the provider's controller logs.",
         (CAPI + "11162", CAPI + "11444"),
         deletion_slow,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0901",
@@ -214,6 +277,7 @@ RULES = [
         "Investigate the provider's controller and the objects named; for CAPD see PR #12675.",
         (CAPI + "11162", CAPZ + "4955", CAPI + "12675"),
         deletion_waits_on_provider,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0902",
@@ -226,18 +290,22 @@ RULES = [
         "finalizer by hand; have GitOps delete the Cluster last.",
         (CAPI + "7559", CAPI + "4296", CAPI + "6049"),
         deletion_without_cluster,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0903",
         "R9c",
         "Deleting while the workload cluster is unreachable",
         Severity.ERROR,
-        "deleting longer than --deleting-grace, the workload cluster cannot be read, and Cluster API "
-        "is older than v1.8.0 (a warning when the version is unknown)",
+        "deleting longer than --deleting-grace, the workload API server does not answer (the "
+        "Cluster's RemoteConnectionProbe is False, or this tool's connection failed; not a refusal "
+        "or a dump without Nodes), and Cluster API is older than v1.8.0 (a warning when the "
+        "version is unknown)",
         "Before v1.8.0 deleting a pool waits for the workload cluster to delete its Nodes.",
         "Restore connectivity to the workload cluster, or upgrade to v1.8.0 or later (PR #10553).",
         (CAPI + "10544", CAPI + "10553"),
         deletion_workload_unreachable,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0904",
@@ -249,18 +317,21 @@ RULES = [
         "Confirm the cloud resources are gone, then remove the remaining finalizers by hand.",
         (CAPA + "4345", CAPA + "3608"),
         deletion_after_manual_cleanup,
+        needs_reconcile=True,
     ),
     Rule(
         "MP1601",
         "R16",
         "Machines and infra machines out of step",
         Severity.WARNING,
-        "the pool has MachinePool Machines, and the number of its Machines differs from the number "
-        "of its infra machines (both kinds readable)",
+        "the pool has MachinePool Machines, and for longer than --scaling-grace an infra machine "
+        "(or a listed providerID with a Node) has no Machine, or a Machine has no infra machine "
+        "(both kinds readable)",
         "Infra machines lack the cluster-name/pool-name labels, or the controller fails to create Machines.",
         "Check the infra machines' labels and the capi-controller-manager logs.",
         (CAPI + "13066", CAPI + "11392"),
         machines_out_of_step,
+        needs_reconcile=True,
     ),
     Rule(
         "MP1602",
@@ -278,7 +349,8 @@ RULES = [
         "R20",
         "Deleting a Machine does not delete the instance (OCI)",
         Severity.INFO,
-        "an OCI pool whose machine kind is OCIMachinePoolMachine",
+        "an OCI pool whose machine kind is OCIMachinePoolMachine; a warning when one of its "
+        "Machines is being deleted",
         "CAPOCI only removes its finalizer: the Machine flow drains and deletes the Node, but the "
         "instance keeps running and is adopted again.",
         "Do not delete single Machines of OCI pools; change spec.replicas or use OCI's own tools.",
@@ -298,5 +370,6 @@ RULES = [
         "the Machine (delete-machine --drain-timeout does this).",
         (),
         endless_drain,
+        needs_reconcile=True,
     ),
 ]

@@ -6,10 +6,12 @@ from collections import Counter
 from collections.abc import Iterator
 
 from kubectl_machinepool.description import (
+    CLUSTER_NAME_ANNOTATION,
     CLUSTER_NAMESPACE_ANNOTATION,
     OWNER_KIND_ANNOTATION,
     OWNER_NAME_ANNOTATION,
     PoolDescription,
+    claims_pool,
 )
 from kubectl_machinepool.diagnostics.core import (
     AUTOSCALER,
@@ -45,6 +47,11 @@ def node_ref_uid_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> It
     if fixed:
         message += (
             f"; Cluster API {ctx.capi} re-checks uids, so this should clear on the next reconcile"
+        )
+    elif fixed is None:
+        message += (
+            f"; before v1.12.0 Cluster API keeps such references (version unknown: "
+            f"{ctx.capi.source})"
         )
     yield rule.finding(
         pool, pool_subject(pool), message, instances=tuple(stale),
@@ -121,7 +128,11 @@ def uninitialized_taint(rule: Rule, pool: PoolDescription, ctx: Context) -> Iter
 
 
 def stale_ownership(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    claiming = [i.node.name for i in pool.instances if i.node and not i.listed]
+    claiming = [
+        i.node.name
+        for i in pool.instances
+        if i.node and not i.listed and claims_pool(i.node, pool.pool)
+    ]
     if claiming:
         message = (
             f"Nodes {names(claiming)} carry this pool's owner annotations but their providerIDs "
@@ -143,7 +154,13 @@ def orphan_nodes(rule: Rule, ctx: Context) -> Iterator[Finding]:
         if notes.get(OWNER_KIND_ANNOTATION) != "MachinePool":
             continue
         owner = (notes.get(CLUSTER_NAMESPACE_ANNOTATION), notes.get(OWNER_NAME_ANNOTATION))
-        if owner[0] == ctx.cluster.namespace and owner not in existing:
+        # A dump's Nodes stand for every Cluster in it: keep each Node to its own Cluster.
+        cluster = notes.get(CLUSTER_NAME_ANNOTATION, ctx.cluster.name)
+        if (
+            owner[0] == ctx.cluster.namespace
+            and cluster == ctx.cluster.name
+            and owner not in existing
+        ):
             state = "Ready" if node.ready else "NotReady"
             message = (
                 f"Node {node.name} ({state}) belongs to MachinePool {owner[0]}/{owner[1]}, which "
@@ -165,6 +182,7 @@ RULES = [
         "Upgrade Cluster API to v1.12.0 or later (PR #12392; not backported to v1.11).",
         (CAPI + "12388", CAPI + "12392"),
         node_ref_uid_mismatch,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0702",
@@ -176,8 +194,9 @@ RULES = [
         "A retired Node awaits deletion; if it persists, the reconcile is failing.",
         "Check the Cluster's RemoteConnectionProbe condition and the capi-controller-manager logs "
         "(see also MP0501).",
-        (CAPI + "12388",),
+        (),
         node_ref_dangling,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0703",
@@ -190,6 +209,7 @@ RULES = [
         "If it persists, inspect the NotReady Nodes (describe lists them first).",
         (CAPI + "10541",),
         node_refs_short,
+        needs_reconcile=True,
     ),
     Rule(
         "MP0704",
@@ -217,6 +237,7 @@ RULES = [
         "it guards.",
         (CAPI + "8258", CAPI + "8442", CAPI + "9858", CAPI + "14053"),
         uninitialized_taint,
+        needs_reconcile=True,
     ),
     Rule(
         "MP1001",
@@ -240,7 +261,7 @@ RULES = [
         "a Node's owner annotations name this pool but its providerID is not in spec.providerIDList",
         "The annotations are add-only: the Node may have moved, or the list is stale (MP0103).",
         "Trust spec.providerIDList; investigate only if MP0103 or MP0401 also fire.",
-        (CAPI + "8258",),
+        (),
         stale_ownership,
     ),
 ]

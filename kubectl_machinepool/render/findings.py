@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kubectl_machinepool.color import Palette
@@ -86,7 +86,11 @@ def render_diagnosis(view: DiagnosisView) -> str:
                 out += finding_lines(finding, view.palette)
             out.append("")
         # Findings about no pool in particular, such as orphan Nodes.
-        general = [f for f in view.findings if f.namespace == cluster.namespace and not f.pool]
+        general = [
+            f
+            for f in view.findings
+            if (f.namespace, f.cluster) == (cluster.namespace, cluster.name) and not f.pool
+        ]
         if general:
             out.append(f"Cluster {cluster.namespace}/{cluster.name}")
             for finding in general:
@@ -103,10 +107,7 @@ def findings_list(findings: Sequence[Finding], palette: Palette) -> str:
     lines = ["Findings (kubectl machinepool explain CODE tells more):"]
     for finding in findings:
         where = f"{finding.namespace}/{finding.pool}" if finding.pool else finding.subject
-        entry = Finding(
-            finding.code, finding.rule, finding.severity, finding.namespace, finding.pool,
-            finding.subject, f"{where}: {finding.message}", finding.action, finding.refs,
-        )  # fmt: skip
+        entry = replace(finding, message=f"{where}: {finding.message}")
         lines += finding_lines(entry, palette, detail=False)
     return "\n".join(lines) + "\n"
 
@@ -145,7 +146,8 @@ def diagnosis_document(view: DiagnosisView) -> dict[str, Any]:
 
 
 def explain(rule: Rule) -> str:
-    lines = [f"{rule.code} ({rule.rule}) {rule.title}, {rule.severity.label}", ""]
+    known = f" ({rule.rule})" if rule.rule else ""
+    lines = [f"{rule.code}{known} {rule.title}, {rule.severity.label}", ""]
     for label, text in (
         ("Checks", rule.checks),
         ("Why it matters", rule.why),
@@ -158,5 +160,5 @@ def explain(rule: Rule) -> str:
 
 
 def explain_list(rules: Sequence[Rule]) -> str:
-    rows = [[r.code, r.rule, r.severity.label, r.title] for r in rules]
+    rows = [[r.code, r.rule or "-", r.severity.label, r.title] for r in rules]
     return table(["CODE", "RULE", "SEVERITY", "TITLE"], rows, no_headers=False)

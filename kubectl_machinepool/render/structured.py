@@ -208,6 +208,7 @@ def finding_doc(finding: Finding) -> dict[str, Any]:
         "rule": finding.rule,
         "severity": finding.severity.label,
         "namespace": finding.namespace,
+        "cluster": finding.cluster,
         "machinePool": finding.pool or None,
         "subject": finding.subject,
         "message": finding.message,

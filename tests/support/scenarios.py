@@ -219,8 +219,9 @@ def machine_pool(generation: str, ns: str, cluster_name: str, p: PoolSpec) -> Ob
             v1beta2={"conditions": paused},
         )
     meta = _meta(
-        "MachinePool", ns, p.name, cluster_name, finalizers=["machinepool.cluster.x-k8s.io"]
-    )
+        "MachinePool", ns, p.name, cluster_name, finalizers=["machinepool.cluster.x-k8s.io"],
+        generation=1,
+    )  # fmt: skip
     meta["ownerReferences"] = [
         _owner("Cluster", f"{CAPI}/{generation}", ns, cluster_name, controller=False)
     ]

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.objects import NOW
 from support.scenarios import SCENARIOS
 
+from kubectl_machinepool.description import Selection, describe
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.errors import MachinePoolError
 
@@ -118,3 +120,12 @@ def test_an_object_without_a_name(tmp_path: Path) -> None:
     path.write_text("apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachinePool\nmetadata: null\n")
     with pytest.raises(MachinePoolError, match=r"holds a MachinePool without metadata\.name"):
         load_dump([str(path)], io.StringIO())
+
+
+def test_a_kind_left_out_of_the_dump_counts_as_unread_not_missing() -> None:
+    pools = [o for o in REST if o["kind"] == "MachinePool"]
+    snapshot = load_dump(["-"], io.StringIO(yaml.safe_dump_all(pools)))
+    assert not snapshot.was_read("cluster.x-k8s.io", "Cluster")
+    assert snapshot.was_read("cluster.x-k8s.io", "MachinePool")
+    [cluster] = describe(snapshot, Selection(), NOW).clusters
+    assert (cluster.cluster, cluster.cluster_unread) == (None, True)
