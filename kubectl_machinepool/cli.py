@@ -11,6 +11,7 @@ import colorama
 
 from kubectl_machinepool import __version__
 from kubectl_machinepool.commands.common import CONTEXT_SETTINGS
+from kubectl_machinepool.commands.delete import delete_machine_command
 from kubectl_machinepool.commands.describe import describe_command
 from kubectl_machinepool.commands.diagnose import diagnose_command, explain_command
 from kubectl_machinepool.commands.listing import list_command
@@ -41,6 +42,7 @@ for _command in (
     diagnose_command,
     explain_command,
     diff_metadata_command,
+    delete_machine_command,
 ):
     cli.add_command(_command)
 

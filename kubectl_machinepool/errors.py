@@ -44,6 +44,16 @@ class UnreachableError(ClusterAccessError):
     """No answer at all: connection refused, name resolution, TLS handshake or timeout."""
 
 
+class ConflictError(MachinePoolError):
+    """The object changed since it was read (409, a failed precondition)."""
+
+
+class RefusedError(MachinePoolError):
+    """A safety rule says no: nothing was written."""
+
+    exit_code = ExitCode.REFUSED
+
+
 class NotFoundError(MachinePoolError):
     """A named object or API does not exist."""
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import yaml
 
+from kubectl_machinepool.deleteplan import Disruption, disruption_of
 from kubectl_machinepool.description import Selection, selected
 from kubectl_machinepool.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.fields import dig, text
@@ -21,6 +22,8 @@ from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, Worklo
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
+PODS = Resource("", "v1", "Pod", "pods")
+BUDGETS = Resource("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
 DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
 BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
 # clusterctl labels the core provider's components with this.
@@ -169,6 +172,37 @@ def _token_secrets(workload: Kube) -> tuple[str, ...] | None:
     return tuple(sorted(str(s["metadata"].get("name", "")) for s in found))
 
 
+def workload_kube(
+    kube: Kube, namespace: str, cluster: str, override: str | None, timeout: float | None
+) -> Kube:
+    """A connection to a Cluster's workload API server: its kubeconfig Secret, or override."""
+    if override:
+        connection = load_connection(override, None)
+    else:
+        config = _secret_kubeconfig(kube, namespace, cluster)
+        connection = connection_from_dict(config, f"Secret {namespace}/{cluster}-kubeconfig")
+    return Kube(connection, timeout or WORKLOAD_TIMEOUT)
+
+
+def workload_disruption(
+    kube: Kube,
+    namespace: str,
+    cluster: str,
+    override: str | None,
+    timeout: float | None,
+    *,
+    node: str,
+) -> Disruption:
+    """The PodDisruptionBudgets a drain of this Node would meet now, or why that is unknown."""
+    try:
+        with workload_kube(kube, namespace, cluster, override, timeout) as workload:
+            pods = workload.list(PODS, None, field_selector=f"spec.nodeName={node}")
+            budgets = workload.list(BUDGETS, None)
+    except MachinePoolError as err:
+        return Disruption(None, err.message)
+    return disruption_of(pods, budgets)
+
+
 def workload_nodes(
     kube: Kube,
     namespace: str,
@@ -180,12 +214,7 @@ def workload_nodes(
 ) -> WorkloadNodes:
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override)."""
     try:
-        if override:
-            connection = load_connection(override, None)
-        else:
-            config = _secret_kubeconfig(kube, namespace, cluster)
-            connection = connection_from_dict(config, f"Secret {namespace}/{cluster}-kubeconfig")
-        with Kube(connection, timeout or WORKLOAD_TIMEOUT) as workload:
+        with workload_kube(kube, namespace, cluster, override, timeout) as workload:
             nodes = workload.list(NODES, None)
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:

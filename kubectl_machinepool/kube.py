@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
 from kubectl_machinepool.errors import (
     ClusterAccessError,
+    ConflictError,
     MachinePoolError,
     NotFoundError,
     UnreachableError,
@@ -90,20 +91,28 @@ class Kube:
         path: str,
         query: dict[str, str] | None = None,
         accept: str = "application/json",
+        *,
+        body: dict[str, Any] | None = None,
+        content_type: str = "application/json",
     ) -> dict[str, Any]:
         import urllib3
         from kubernetes.client.exceptions import ApiException
 
         url_path = path + ("?" + urlencode(query) if query else "")
+        header_params = {"Accept": accept}
+        if body is not None:
+            header_params["Content-Type"] = content_type
         try:
             _, url, plain_headers, _, _ = self._client.param_serialize(
-                method, url_path, header_params={"Accept": accept}, auth_settings=["BearerToken"]
+                method, url_path, header_params=header_params, auth_settings=["BearerToken"]
             )
             headers = urllib3.HTTPHeaderDict(plain_headers)
             for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
                 headers.add(name, value)
-            response = self._client.call_api(method, url, headers, _request_timeout=self._timeout)
-            status, body = response.status, response.read()
+            response = self._client.call_api(
+                method, url, headers, body, _request_timeout=self._timeout
+            )
+            status, data = response.status, response.read()
         except urllib3.exceptions.NewConnectionError as err:
             # Caught first: urllib3 derives it from its timeout errors.
             raise self._unreachable(err) from err
@@ -115,8 +124,8 @@ class Kube:
         except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
             raise self._unreachable(err) from err
         if 200 <= status < 300:
-            return self._document(body, path)
-        raise self._api_error(method, path, status, body)
+            return self._document(data, path)
+        raise self._api_error(method, path, status, data)
 
     def _document(self, body: bytes, path: str) -> dict[str, Any]:
         try:
@@ -152,6 +161,10 @@ class Kube:
             return ClusterAccessError(message, hint="ask an administrator for RBAC access to it")
         if status == 404:
             return NotFoundError(message)
+        if status == 409:
+            return ConflictError(
+                message, hint="it changed since it was read: run the command again"
+            )
         return MachinePoolError(f"{message} (HTTP {status})")
 
     def list(
@@ -190,6 +203,18 @@ class Kube:
             if not token:
                 return items
             query["continue"] = token
+
+    def allowed(self, attributes: dict[str, str]) -> bool:
+        """Whether the server lets this user do it (SelfSubjectAccessReview resourceAttributes)."""
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": attributes},
+        }
+        answer = self.request(
+            "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=review
+        )
+        return (answer.get("status") or {}).get("allowed") is True
 
     # -- discovery ---------------------------------------------------------------------------
 

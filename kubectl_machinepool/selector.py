@@ -45,3 +45,28 @@ def _match_one(requirement: str, labels: Mapping[str, str]) -> bool:
 def matches(selector: str, labels: Mapping[str, str]) -> bool:
     """Whether labels satisfy every comma-separated requirement of the selector."""
     return all(_match_one(r, labels) for r in _requirements(selector))
+
+
+def _holds(expression: object, labels: Mapping[str, str]) -> bool:
+    if not isinstance(expression, Mapping):
+        return False
+    key, operator = str(expression.get("key")), expression.get("operator")
+    values = {str(v) for v in expression.get("values") or []}
+    present = key in labels
+    if operator in ("In", "NotIn"):
+        inside = present and labels[key] in values
+        return inside if operator == "In" else not inside
+    if operator in ("Exists", "DoesNotExist"):
+        return present if operator == "Exists" else not present
+    return False  # an operator the API server would reject never matches on a guess
+
+
+def selector_matches(selector: Mapping[str, object], labels: Mapping[str, str]) -> bool:
+    """A metav1.LabelSelector (matchLabels, matchExpressions) against labels; {} matches all."""
+    match_labels = selector.get("matchLabels") or {}
+    expressions = selector.get("matchExpressions") or []
+    if not isinstance(match_labels, Mapping) or not isinstance(expressions, list):
+        return False
+    return all(labels.get(str(k)) == str(v) for k, v in match_labels.items()) and all(
+        _holds(e, labels) for e in expressions
+    )

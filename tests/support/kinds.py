@@ -35,6 +35,8 @@ CORE_KINDS = {
     "Deployment": ("deployments", True),
     "PodDisruptionBudget": ("poddisruptionbudgets", True),
     "CustomResourceDefinition": ("customresourcedefinitions", False),
+    "ValidatingAdmissionPolicy": ("validatingadmissionpolicies", False),
+    "ValidatingAdmissionPolicyBinding": ("validatingadmissionpolicybindings", False),
 }
 
 

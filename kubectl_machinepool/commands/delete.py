@@ -1,0 +1,276 @@
+"""`kubectl machinepool delete-machine`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime, timedelta
+from typing import Any
+
+import click
+
+from kubectl_machinepool.color import Palette, use_color
+from kubectl_machinepool.commands.common import (
+    CONTEXT_SETTINGS,
+    access_options,
+    build_access,
+    parse_now,
+    scope_namespace,
+    warn,
+)
+from kubectl_machinepool.deleteplan import (
+    Access,
+    Disruption,
+    Mode,
+    Plan,
+    Request,
+    Target,
+    Wanted,
+    find_target,
+    plan_deletion,
+    writes_for,
+)
+from kubectl_machinepool.deletion import Verdict
+from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.errors import MachinePoolError, NotFoundError, RefusedError, UsageError
+from kubectl_machinepool.execute import execute, follow
+from kubectl_machinepool.fetch import read_description, workload_disruption, workload_kube
+from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.options import AccessOptions, parse_duration
+from kubectl_machinepool.render.deleteplan import render_plan
+
+
+def _wanted(params: dict[str, Any]) -> Wanted:
+    given = [v for v in (params["machine"], params["node"], params["provider_id"]) if v]
+    if len(given) != 1:
+        raise UsageError(
+            "name exactly one instance: a Machine name, --node NODE or --provider-id ID",
+            hint="kubectl machinepool describe POOL lists them",
+        )
+    return Wanted(params["machine"], params["node"], params["provider_id"])
+
+
+def _one_target(targets: list[Target], wanted: Wanted, namespace: str | None) -> Target:
+    where = f' in namespace "{namespace}"' if namespace else ""
+    if not targets:
+        hint = "kubectl machinepool describe lists each pool's instances"
+        if wanted.machine:
+            hint = "a Machine of a MachineDeployment is deleted with kubectl delete machine"
+        raise NotFoundError(f"{wanted.display} is no instance of a MachinePool{where}", hint=hint)
+    if len(targets) > 1:
+        pools = ", ".join(sorted(f"{t.pool.pool.namespace}/{t.pool.pool.name}" for t in targets))
+        raise UsageError(
+            f"{wanted.display} names instances of several pools: {pools}",
+            hint="pick one with --pool (and -n)",
+        )
+    return targets[0]
+
+
+def _permissions(
+    kube: Kube, target: Target, request: Request, now: datetime
+) -> dict[Access, bool | None]:
+    answers: dict[Access, bool | None] = {}
+    for write in writes_for(target, request, now):
+        try:
+            answers[write.access] = kube.allowed(write.access.attributes)
+        except MachinePoolError:
+            answers[write.access] = None  # could not ask: the plan says so
+    return answers
+
+
+def _disruption(
+    kube: Kube, target: Target, override: str | None, timeout: float | None
+) -> Disruption:
+    machine = target.instance.machine
+    if target.pool.deletion.verdict is Verdict.NOT_SUPPORTED or machine is None:
+        return Disruption(None, "nothing will be drained")
+    if not machine.node_name:
+        return Disruption(None, "the Machine has no Node")
+    cluster = target.cluster
+    return workload_disruption(
+        kube, cluster.namespace, cluster.name, override, timeout, node=machine.node_name
+    )
+
+
+def _confirmed(assume_yes: bool) -> bool:
+    if assume_yes:
+        return True
+    if not sys.stdin.isatty():
+        raise RefusedError(
+            "not confirmed, and there is no terminal to ask on: nothing was written",
+            hint="review the plan, then run again with --yes",
+        )
+    return click.confirm("Go ahead?", default=False, err=True)
+
+
+def _plan(kube: Kube, access: AccessOptions, params: dict[str, Any], wanted: Wanted) -> Plan:
+    now = parse_now(None)
+    namespace = scope_namespace(access, kube.connection.namespace)
+    pool = params["pool"]
+    selection = Selection(namespace, (pool,) if pool else (), selector=access.selector)
+    snapshot = read_description(
+        kube, namespace, selection, params["workload_kubeconfig"], access.request_timeout
+    )
+    description = describe(snapshot, selection, now)
+    for note in description.notes:
+        warn(note)
+    if pool and not any(c.pools for c in description.clusters):
+        where = f' in namespace "{namespace}"' if namespace else ""
+        raise NotFoundError(f'machinepools.cluster.x-k8s.io "{pool}" not found{where}')
+    target = _one_target(find_target(description, snapshot, wanted), wanted, namespace)
+    drain = (
+        parse_duration(params["drain_timeout"], "--drain-timeout")
+        if params["drain_timeout"]
+        else None
+    )
+    request = Request(
+        Mode(params["mode"]),
+        timedelta(seconds=drain) if drain else None,
+        params["allow_unverified_provider"],
+    )
+    permissions = _permissions(kube, target, request, now)
+    disruption = _disruption(kube, target, params["workload_kubeconfig"], access.request_timeout)
+    return plan_deletion(target, request, now, permissions, disruption)
+
+
+def _follow(kube: Kube, plan: Plan, params: dict[str, Any], access: AccessOptions) -> None:
+    cluster = plan.target.cluster
+    try:
+        workload: Kube | None = workload_kube(
+            kube,
+            cluster.namespace,
+            cluster.name,
+            params["workload_kubeconfig"],
+            access.request_timeout,
+        )
+    except MachinePoolError as err:
+        warn(f"the Node is not followed: {err.message}")
+        workload = None
+    try:
+        timeout = parse_duration(params["timeout"], "--timeout")
+        follow(kube, workload, plan, timeout=timeout, report=click.echo)
+    finally:
+        if workload is not None:
+            workload.__exit__(None, None, None)
+
+
+@click.command("delete-machine", context_settings=CONTEXT_SETTINGS)
+@click.argument("machine", required=False, metavar="[MACHINE]")
+@click.option("--node", metavar="NODE", help="The instance by its workload cluster Node name")
+@click.option("--provider-id", metavar="ID", help="The instance by its providerID")
+@click.option("--pool", metavar="NAME", help="The MachinePool it must belong to (else inferred)")
+@click.option(
+    "--replace",
+    "mode",
+    flag_value=Mode.REPLACE.value,
+    default=True,
+    help="Delete the Machine; the provider creates a replacement (default)",
+)
+@click.option(
+    "--scale-down",
+    "mode",
+    flag_value=Mode.SCALE_DOWN.value,
+    help="Mark the Machine cluster.x-k8s.io/delete-machine and lower replicas by one",
+)
+@click.option(
+    "--drain-timeout",
+    metavar="DURATION",
+    help="Set the Machine's node drain timeout first, e.g. 10m (pool Machines have none)",
+)
+@click.option(
+    "--allow-unverified-provider",
+    is_flag=True,
+    help="Go ahead where this tool has not verified what the provider does",
+)
+@click.option(
+    "--dry-run",
+    type=click.Choice(["none", "client", "server"]),
+    default="none",
+    show_default=True,
+    help="client: only show the plan; server: send every write with dryRun=All",
+)
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")
+@click.option(
+    "--wait/--no-wait",
+    default=None,
+    help="Follow the deletion until the Machine is gone (default: on a terminal)",
+)
+@click.option(
+    "--timeout",
+    default="30m",
+    show_default=True,
+    metavar="DURATION",
+    help="How long --wait follows (0: no limit)",
+)
+@click.option(
+    "--workload-kubeconfig",
+    metavar="FILE",
+    help="Reach the workload cluster with this kubeconfig, not the <cluster>-kubeconfig Secret",
+)
+@click.option(
+    "-f", "--filename", "filenames", multiple=True, metavar="PATH", help="Refused: see below"
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the plan; auto colours a terminal unless NO_COLOR is set",
+)
+@access_options
+def delete_machine_command(**params: Any) -> None:
+    """Remove exactly one instance of a MachinePool, safely, or refuse and say why.
+
+    \b
+    The instance is a Machine name, --node NODE or --provider-id ID. First comes the plan:
+    the verdict for this provider, every safety check, and each write in order. Then, after
+    confirmation (or --yes), the writes, each with uid/resourceVersion preconditions.
+    \b
+    --replace     delete the Machine: Cluster API drains its Node, deletes the infra machine,
+                  and the provider deletes the instance and creates a replacement
+    --scale-down  annotate the Machine cluster.x-k8s.io/delete-machine, then lower
+                  spec.replicas by one through /scale, as cluster-autoscaler does; only where
+                  the provider deletes the annotated instance first (Azure VMSS, CAPD)
+    \b
+    Pools without MachinePool Machines, OCI pools (deleting a Machine leaves the instance
+    running) and managed node pools are refused with what to do instead.
+    It acts on a live cluster only: -f is refused.
+    \b
+    Exit codes: 0 done, 1 error, 2 usage, 3 refused (nothing was written).
+    """
+    if params["filenames"]:
+        raise RefusedError(
+            "delete-machine changes a live cluster and cannot act on a dump (-f)",
+            hint="drop -f; describe -f and diagnose -f read dumps",
+        )
+    wanted = _wanted(params)
+    access = build_access(params)
+    palette = Palette(use_color(params["color"], sys.stdout, os.environ))
+    with Kube.connect(access) as kube:
+        plan = _plan(kube, access, params, wanted)
+        click.echo(render_plan(plan, palette), nl=False)
+        if plan.refusals:
+            first = plan.refusals[0].message
+            more = f" (and {len(plan.refusals) - 1} more above)" if len(plan.refusals) > 1 else ""
+            raise RefusedError(f"refused: {first}{more}; nothing was written")
+        if params["dry_run"] == "client":
+            for write in plan.writes:
+                click.echo(f"{write.target.kubectl_name} {write.done} (dry run)")
+            return
+        server_dry_run = params["dry_run"] == "server"
+        if not server_dry_run and not _confirmed(params["yes"]):
+            click.echo("Cancelled: nothing was written.", err=True)
+            return
+        outcome = execute(kube, plan, dry_run=server_dry_run)
+        final = plan.writes[-1]
+        for line in outcome.lines if final.verb != "delete" else outcome.lines[:-1]:
+            click.echo(line)
+        wait = params["wait"] if params["wait"] is not None else sys.stdout.isatty()
+        if wait and not server_dry_run:
+            _follow(kube, plan, params, access)
+            machine = next(w.target for w in plan.writes if w.target.plural == "machines")
+            click.echo(f"{machine.kubectl_name} deleted")
+        elif final.verb == "delete":
+            click.echo(outcome.lines[-1])
+        elif not server_dry_run:
+            click.echo("The provider deletes the marked Machine next (--wait follows it).")

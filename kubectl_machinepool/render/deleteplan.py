@@ -1,0 +1,52 @@
+"""delete-machine's plan as the user reads it before confirming."""
+
+from __future__ import annotations
+
+import textwrap
+
+from kubectl_machinepool.color import Palette
+from kubectl_machinepool.deleteplan import Level, Mode, Plan
+
+WIDTH = 100
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(
+        text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+    ) or [first.rstrip()]
+
+
+def _label(level: Level, palette: Palette) -> str:
+    word = {Level.OK: "ok", Level.WARNING: "warning", Level.REFUSED: "refused"}[level]
+    paint = {Level.OK: palette.good, Level.WARNING: palette.warn, Level.REFUSED: palette.bad}
+    return paint[level](word) + " " * (8 - len(word))
+
+
+def render_plan(plan: Plan, palette: Palette) -> str:
+    target, pool = plan.target, plan.target.pool
+    mp = pool.pool
+    instance = target.instance
+    verb = "Replace" if plan.request.mode is Mode.REPLACE else "Remove, and scale down,"
+    where = []
+    node = instance.node.name if instance.node else None
+    node = node or (instance.machine.node_name if instance.machine else None)
+    if node:
+        where.append(f"Node {node}")
+    if instance.provider_id:
+        where.append(instance.provider_id)
+    infra = f"{pool.infra.kind}" if pool.infra else "infra pool unread"
+    lines = [
+        f"{verb} {target.name}" + (f" ({', '.join(where)})" if where else ""),
+        f"  of MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}, {infra})",
+        "",
+        "Checks:",
+    ]
+    for check in plan.checks:
+        lines += _wrap(check.message, f"  {_label(check.level, palette)} ", " " * 11)
+    lines += ["", "Writes, in order (each with uid/resourceVersion preconditions):"]
+    if not plan.writes:
+        lines.append("  none")
+    for number, write in enumerate(plan.writes, 1):
+        lines += _wrap(write.summary, f"  {number}. ", "     ")
+    lines += ["", *_wrap(plan.then, "Then: ", "      ")]
+    return "\n".join(lines) + "\n"
