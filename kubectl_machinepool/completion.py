@@ -1,22 +1,54 @@
-"""`kubectl_complete-machinepool`: what kubectl runs for `kubectl machinepool <TAB>`.
+"""`kubectl_complete-machinepool`: what kubectl (1.26+) runs for `kubectl machinepool <TAB>`.
 
-kubectl calls it with the words typed so far, the last one being the word to complete, and reads
-one candidate per line followed by `:<directive>` (4 = do not fall back to file names).
+kubectl calls it with the words typed after `machinepool`, the last one being the word to
+complete ("" for a new word), and reads one `value<TAB>description` per line, then a cobra
+directive `:<n>`: 4 = no file names, 0 = let the shell complete file names, 16 = directories.
+The same click completion functions serve bash, zsh and fish when kubectl-machinepool is run
+directly; here they are only formatted for kubectl.
 """
 
 from __future__ import annotations
 
 import sys
 
-NO_FILE_COMPLETION = 4
+from click.shell_completion import CompletionItem, ShellComplete
+
+DEFAULT, NO_FILE_COMPLETION, FILTER_DIRS = 0, 4, 16
+
+
+class KubectlComplete(ShellComplete):
+    name = "kubectl"
+    source_template = ""  # kubectl is the shell: there is no script to source
+
+    def __init__(self, words: list[str]) -> None:
+        from kubectl_machinepool.cli import COMPLETE_VAR, cli
+
+        super().__init__(cli, {}, "kubectl-machinepool", COMPLETE_VAR)
+        self.words = words
+
+    def get_completion_args(self) -> tuple[list[str], str]:
+        if not self.words:
+            return [], ""
+        return self.words[:-1], self.words[-1]
+
+    def format_completion(self, item: CompletionItem) -> str:
+        return f"{item.value}\t{item.help}" if item.help else str(item.value)
+
+    def complete(self) -> str:
+        args, incomplete = self.get_completion_args()
+        found = self.get_completions(args, incomplete)
+        kinds = {item.type for item in found}
+        directive = (
+            DEFAULT if "file" in kinds else FILTER_DIRS if "dir" in kinds else NO_FILE_COMPLETION
+        )
+        lines = [self.format_completion(i) for i in found if i.type == "plain"]
+        return "\n".join([*lines, f":{directive}"])
 
 
 def main(argv: list[str] | None = None) -> None:
-    from kubectl_machinepool.cli import cli
-
     words = sys.argv[1:] if argv is None else argv
-    if len(words) == 1:
-        for name in sorted(cli.list_commands(None)):  # type: ignore[arg-type]
-            if name.startswith(words[0]):
-                print(name)
-    print(f":{NO_FILE_COMPLETION}")
+    try:
+        answer = KubectlComplete(words).complete()
+    except Exception:  # whatever breaks, the shell gets no candidates, not a traceback
+        answer = f":{NO_FILE_COMPLETION}"
+    print(answer)

@@ -80,6 +80,18 @@ def first_current_context(paths: list[Path]) -> str | None:
     return None
 
 
+def context_names(paths: list[Path]) -> list[tuple[str, str]]:
+    """(context, its cluster) of every context in these files; the first file wins a name."""
+    found: dict[str, str] = {}
+    for path in paths:
+        for entry in _read_yaml(path).get("contexts") or []:
+            if isinstance(entry, dict) and entry.get("name"):
+                context = entry.get("context")
+                cluster = context.get("cluster", "") if isinstance(context, dict) else ""
+                found.setdefault(str(entry["name"]), str(cluster))
+    return sorted(found.items())
+
+
 def load_connection(
     kubeconfig: str | None,
     context: str | None,

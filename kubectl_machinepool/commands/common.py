@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from kubectl_machinepool import suggest
 from kubectl_machinepool.color import use_color
 from kubectl_machinepool.description import Description, Selection, describe
 from kubectl_machinepool.dump import load_dump
@@ -35,10 +36,24 @@ def with_options(command: F, options: Sequence[Callable[[F], F]]) -> F:
 def access_options(command: F) -> F:
     """kubectl's connection and scope flags, on every subcommand: kubectl passes them after it."""
     options = [
-        click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file to use"),
-        click.option("--context", metavar="NAME", help="The kubeconfig context to use"),
         click.option(
-            "-n", "--namespace", metavar="NS", help="The namespace (default: the context's)"
+            "--kubeconfig",
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            help="Path to the kubeconfig file to use",
+        ),
+        click.option(
+            "--context",
+            metavar="NAME",
+            shell_complete=suggest.context_values,
+            help="The kubeconfig context to use",
+        ),
+        click.option(
+            "-n",
+            "--namespace",
+            metavar="NS",
+            shell_complete=suggest.namespace_names,
+            help="The namespace (default: the context's)",
         ),
         click.option(
             "-A", "--all-namespaces", is_flag=True, help="Read MachinePools in every namespace"
@@ -116,6 +131,7 @@ def input_options(command: F) -> F:
             "--filename",
             "filenames",
             multiple=True,
+            type=click.Path(),
             metavar="PATH",
             help="Read objects from a file, directory or - (kubectl get -o yaml), not a cluster",
         ),
@@ -149,12 +165,18 @@ def pool_options(verb: str) -> Callable[[F], F]:
 
     def decorate(command: F) -> F:
         options = [
-            click.argument("names", nargs=-1, metavar="[NAME]..."),
+            click.argument(
+                "names", nargs=-1, metavar="[NAME]...", shell_complete=suggest.pool_names
+            ),
             click.option(
-                "--cluster", metavar="NAME", help=f"{verb} every MachinePool of this Cluster"
+                "--cluster",
+                metavar="NAME",
+                shell_complete=suggest.cluster_names,
+                help=f"{verb} every MachinePool of this Cluster",
             ),
             click.option(
                 "--workload-kubeconfig",
+                type=click.Path(dir_okay=False),
                 metavar="FILE",
                 help="Read Nodes with this kubeconfig, not the <cluster>-kubeconfig Secret",
             ),

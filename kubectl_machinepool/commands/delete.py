@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from kubectl_machinepool import suggest
 from kubectl_machinepool.color import Palette, use_color
 from kubectl_machinepool.commands.common import (
     CONTEXT_SETTINGS,
@@ -155,10 +156,22 @@ def _follow(kube: Kube, plan: Plan, params: dict[str, Any], access: AccessOption
 
 
 @click.command("delete-machine", context_settings=CONTEXT_SETTINGS)
-@click.argument("machine", required=False, metavar="[MACHINE]")
-@click.option("--node", metavar="NODE", help="The instance by its workload cluster Node name")
+@click.argument(
+    "machine", required=False, metavar="[MACHINE]", shell_complete=suggest.machine_names
+)
+@click.option(
+    "--node",
+    metavar="NODE",
+    shell_complete=suggest.node_names,
+    help="The instance by its workload cluster Node name",
+)
 @click.option("--provider-id", metavar="ID", help="The instance by its providerID")
-@click.option("--pool", metavar="NAME", help="The MachinePool it must belong to (else inferred)")
+@click.option(
+    "--pool",
+    metavar="NAME",
+    shell_complete=suggest.pool_names,
+    help="The MachinePool it must belong to (else inferred)",
+)
 @click.option(
     "--replace",
     "mode",
@@ -204,11 +217,18 @@ def _follow(kube: Kube, plan: Plan, params: dict[str, Any], access: AccessOption
 )
 @click.option(
     "--workload-kubeconfig",
+    type=click.Path(dir_okay=False),
     metavar="FILE",
     help="Reach the workload cluster with this kubeconfig, not the <cluster>-kubeconfig Secret",
 )
 @click.option(
-    "-f", "--filename", "filenames", multiple=True, metavar="PATH", help="Refused: see below"
+    "-f",
+    "--filename",
+    "filenames",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="Refused: see below",
 )
 @click.option(
     "--color",

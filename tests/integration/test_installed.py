@@ -11,21 +11,10 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from support.controlplane import binaries_dir
+from support.controlplane import binaries_dir, installed_plugin
 from support.objects import list_scenario
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def installed_plugin() -> Path:
-    """The console script `pip install -e .[test]` put next to this interpreter."""
-    script = Path(sys.executable).parent / "kubectl-machinepool"
-    if not script.exists():
-        message = f"{script} is missing: install the package with pip install -e '.[test]'"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return script
 
 
 def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -65,7 +54,7 @@ def test_kubectl_dispatches_to_the_plugin(v1beta2, plugin_env: dict[str, str]) -
     assert table.stdout.splitlines()[0].split()[:2] == ["NAME", "CLUSTER"]
 
     completion = run([kubectl, "__complete", "machinepool", "li"], plugin_env)
-    assert completion.stdout.splitlines() == ["list", ":4"]
+    assert [line.split("\t")[0] for line in completion.stdout.splitlines()] == ["list", ":4"]
 
 
 def test_pip_install_in_a_fresh_venv(v1beta2, tmp_path: Path) -> None:

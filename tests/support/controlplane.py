@@ -16,6 +16,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from .pki import CertificateAuthority, service_account_keys, write_private
@@ -279,3 +281,14 @@ class ControlPlane:
         if self._etcd is not None:
             self._etcd.process.stop()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def installed_plugin() -> Path:
+    """The console script `pip install -e .[test]` put next to this interpreter."""
+    script = Path(sys.executable).parent / "kubectl-machinepool"
+    if not script.exists():
+        message = f"{script} is missing: install the package with pip install -e '.[test]'"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return script

@@ -6,7 +6,6 @@ import pytest
 from support.run import run_cli
 
 from kubectl_machinepool import __version__
-from kubectl_machinepool.completion import main as complete
 
 
 @pytest.fixture(autouse=True)
@@ -75,12 +74,3 @@ def test_no_cluster_configured_is_one_line_error_with_hint(
         "hint: set KUBECONFIG or pass --kubeconfig FILE",
     ]
     assert result.out == ""
-
-
-def test_completion_entry_point_speaks_kubectls_protocol(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    complete(["li"])
-    assert capsys.readouterr().out == "list\n:4\n"
-    complete(["list", "--context", ""])
-    assert capsys.readouterr().out == ":4\n"

@@ -1,0 +1,192 @@
+"""Values for shell completion: pools, Machines, Nodes, namespaces, contexts, Clusters.
+
+Every TAB is a fresh process, so this path stays light: the raw HTTP client (never the typed
+APIs), a short timeout, metadata-only lists where names suffice, and a few seconds of cache
+so that the second TAB of a word answers without a request. Any failure yields no values: a
+broken cluster must never break the shell.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from kubectl_machinepool.fields import dig, items, text
+from kubectl_machinepool.kube import Kube, Resource
+from kubectl_machinepool.kubeconfig import context_names, kubeconfig_paths, load_connection
+from kubectl_machinepool.poolname import POOL_NAME_LABEL, pool_label_value
+from kubectl_machinepool.snapshot import CAPI_GROUP
+
+TIMEOUT = 2.0
+TTL = 5.0
+Values = list[tuple[str, str]]  # (value, description)
+
+NAMESPACES = Resource("", "v1", "Namespace", "namespaces", namespaced=False)
+
+
+def _params(ctx: click.Context) -> dict[str, Any]:
+    """Every option typed so far, on this command and its parents."""
+    merged: dict[str, Any] = {}
+    for level in reversed(list(_chain(ctx))):
+        merged.update({k: v for k, v in level.params.items() if v not in (None, (), False)})
+    return merged
+
+
+def _chain(ctx: click.Context | None) -> list[click.Context]:
+    found = []
+    while ctx is not None:
+        found.append(ctx)
+        ctx = ctx.parent
+    return found
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kubectl-machinepool" / "completion"
+
+
+def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
+    digest = hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:32]
+    path = _cache_dir() / f"{digest}.json"
+    try:
+        if time.time() - path.stat().st_mtime < TTL:
+            return [(str(v), str(h)) for v, h in json.loads(path.read_text())]
+    except (OSError, ValueError, TypeError):
+        pass
+    values = produce()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    except OSError:
+        pass  # no cache, still an answer
+    return values
+
+
+def _offer(values: Values, incomplete: str) -> list[CompletionItem]:
+    return [CompletionItem(v, help=h or None) for v, h in values if v.startswith(incomplete)]
+
+
+def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
+    """What the answer depends on, known without loading the kubeconfig (the slow part): the
+    flags, and which kubeconfig files there are and when they last changed."""
+    paths = kubeconfig_paths(params.get("kubeconfig"), os.environ)
+    files = [(str(p), p.stat().st_mtime_ns) for p in paths]
+    scope = [params.get(k) for k in ("context", "namespace", "all_namespaces", "pool")]
+    return [what, files, *scope]
+
+
+def _from_cluster(
+    ctx: click.Context, incomplete: str, what: str, read: Callable[[Kube, str | None], Values]
+) -> list[CompletionItem]:
+    params = _params(ctx)
+
+    def produce() -> Values:
+        connection = load_connection(params.get("kubeconfig"), params.get("context"))
+        all_namespaces = params.get("all_namespaces")
+        namespace = None if all_namespaces else params.get("namespace") or connection.namespace
+        with Kube(connection, TIMEOUT) as kube:
+            return read(kube, namespace)
+
+    try:
+        return _offer(_cached(_cache_key(what, params), produce), incomplete)
+    except Exception:  # completion answers nothing rather than break the shell
+        return []
+
+
+def _pools(kube: Kube, namespace: str | None) -> list[dict[str, Any]]:
+    resource = Resource(CAPI_GROUP, kube.capi_version(), "MachinePool", "machinepools")
+    return kube.list(resource, namespace)
+
+
+def pool_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    def read(kube: Kube, namespace: str | None) -> Values:
+        return sorted(
+            (text(dig(p, "metadata", "name")) or "", f"Cluster {dig(p, 'spec', 'clusterName')}")
+            for p in _pools(kube, namespace)
+        )
+
+    return _from_cluster(ctx, incomplete, "pools", read)
+
+
+def cluster_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    def read(kube: Kube, namespace: str | None) -> Values:
+        resource = Resource(CAPI_GROUP, kube.capi_version(), "Cluster", "clusters")
+        found = kube.list(resource, namespace, metadata_only=True)
+        return sorted((text(dig(c, "metadata", "name")) or "", "") for c in found)
+
+    return _from_cluster(ctx, incomplete, "clusters", read)
+
+
+def machine_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Machines of the pool given with --pool, else of every pool in the namespace."""
+    pool = _params(ctx).get("pool")
+
+    def read(kube: Kube, namespace: str | None) -> Values:
+        resource = Resource(CAPI_GROUP, kube.capi_version(), "Machine", "machines")
+        selector = f"{POOL_NAME_LABEL}={pool_label_value(pool)}" if pool else POOL_NAME_LABEL
+        return sorted(
+            (
+                text(dig(m, "metadata", "name")) or "",
+                f"Node {dig(m, 'status', 'nodeRef', 'name') or '(none)'}",
+            )
+            for m in kube.list(resource, namespace, selector)
+        )
+
+    return _from_cluster(ctx, incomplete, "machines", read)
+
+
+def node_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """The Nodes the pools reference (status.nodeRefs): no workload cluster round trip."""
+    pool = _params(ctx).get("pool")
+
+    def read(kube: Kube, namespace: str | None) -> Values:
+        found = []
+        for mp in _pools(kube, namespace):
+            name = text(dig(mp, "metadata", "name")) or ""
+            if pool and name != pool:
+                continue
+            for ref in items(dig(mp, "status", "nodeRefs")):
+                found.append((text(ref.get("name")) or "", f"MachinePool {name}"))
+        return sorted(found)
+
+    return _from_cluster(ctx, incomplete, "nodes", read)
+
+
+def namespace_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    def read(kube: Kube, _namespace: str | None) -> Values:
+        found = kube.list(NAMESPACES, None, metadata_only=True)
+        return sorted((text(dig(n, "metadata", "name")) or "", "") for n in found)
+
+    return _from_cluster(ctx, incomplete, "namespaces", read)
+
+
+def context_values(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    try:
+        paths = kubeconfig_paths(_params(ctx).get("kubeconfig"), os.environ)
+        values = [
+            (name, f"cluster {cluster}" if cluster else "")
+            for name, cluster in context_names(paths)
+        ]
+    except Exception:  # a broken kubeconfig offers nothing, quietly
+        return []
+    return _offer(values, incomplete)

@@ -1,0 +1,108 @@
+"""Shell completion without a cluster: kubectl's protocol, flag values, files, and the scripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kubectl_machinepool.cli import COMPLETE_VAR
+from kubectl_machinepool.completion import main as complete
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTS = {
+    "bash": "kubectl-machinepool.bash",
+    "zsh": "_kubectl-machinepool",
+    "fish": "kubectl-machinepool.fish",
+    "powershell": "kubectl-machinepool.ps1",
+}
+
+
+@pytest.fixture(autouse=True)
+def no_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def answer(capsys: pytest.CaptureFixture[str], *words: str) -> list[str]:
+    complete(list(words))
+    return capsys.readouterr().out.splitlines()
+
+
+def test_subcommands_with_their_descriptions(capsys) -> None:
+    lines = answer(capsys, "d")
+    assert [line.split("\t")[0] for line in lines] == [
+        "delete-machine", "describe", "diagnose", "diff-metadata", ":4",
+    ]  # fmt: skip
+    assert lines[1].startswith("describe\tShow MachinePools as a tree")
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (("list", "-o", ""), ["table", "wide", "json", "yaml", "name", ":4"]),
+        (("describe", "--color", "a"), ["auto", "always", ":4"]),
+        (("delete-machine", "--dry-run", ""), ["none", "client", "server", ":4"]),
+        (("list", "--kubeconfig", ""), [":0"]),  # the shell completes file names
+        (("describe", "-f", ""), [":0"]),
+        (("describe", "--context", ""), [":4"]),  # no kubeconfig: nothing, quietly
+        (("describe", ""), [":4"]),  # no cluster: no pool names, no error
+    ],
+)
+def test_flag_values_and_files(capsys, words, expected) -> None:
+    assert answer(capsys, *words) == expected
+
+
+def test_flags_complete_by_prefix(capsys) -> None:
+    lines = answer(capsys, "delete-machine", "--dr")
+    assert [line.split("\t")[0] for line in lines] == ["--drain-timeout", "--dry-run", ":4"]
+
+
+def test_contexts_come_from_every_kubeconfig_file(capsys, tmp_path, monkeypatch) -> None:
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(
+        yaml.safe_dump({"contexts": [{"name": "prod", "context": {"cluster": "eu-1"}}]})
+    )
+    second.write_text(
+        yaml.safe_dump(
+            {
+                "contexts": [
+                    {"name": "prod", "context": {"cluster": "other"}},
+                    {"name": "dev", "context": {"cluster": "lab"}},
+                ]
+            }
+        )
+    )
+    monkeypatch.setenv("KUBECONFIG", f"{first}:{second}")
+    assert answer(capsys, "list", "--context", "") == [
+        "dev\tcluster lab",
+        "prod\tcluster eu-1",
+        ":4",
+    ]
+    assert answer(capsys, "list", "--kubeconfig", str(second), "--context", "p") == [
+        "prod\tcluster other", ":4",
+    ]  # fmt: skip
+
+
+def test_a_broken_kubeconfig_never_reaches_the_shell(capsys, tmp_path, monkeypatch) -> None:
+    broken = tmp_path / "config"
+    broken.write_text("contexts: [: not yaml")
+    monkeypatch.setenv("KUBECONFIG", str(broken))
+    assert answer(capsys, "describe", "--context", "") == [":4"]
+    assert answer(capsys, "describe", "-n", "") == [":4"]
+
+
+@pytest.mark.parametrize("shell", sorted(SCRIPTS))
+def test_shipped_scripts_are_what_the_code_generates(shell, monkeypatch, capsys) -> None:
+    from support.run import run_cli
+
+    monkeypatch.setenv(COMPLETE_VAR, f"{shell}_source")
+    generated = run_cli(capsys).out
+    shipped = (REPO / "completions" / SCRIPTS[shell]).read_text()
+    assert generated == shipped, (
+        f"completions/{SCRIPTS[shell]} is out of date: "
+        f"{COMPLETE_VAR}={shell}_source kubectl-machinepool > completions/{SCRIPTS[shell]}"
+    )
