@@ -19,14 +19,18 @@ from kubectl_machinepool.description import (
     Instance,
     PoolDescription,
 )
+from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.fields import dig, integer, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.model import PAUSED_ANNOTATION
+from kubectl_machinepool.options import parse_duration
 from kubectl_machinepool.selector import selector_matches
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
 from kubectl_machinepool.timeutil import format_time
 
 DELETE_MACHINE_ANNOTATION = "cluster.x-k8s.io/delete-machine"
+# Providers that delete an annotated Machine even before replicas go down (facts §7, step 3).
+ANNOTATION_DELETES = frozenset({"AzureMachinePool"})
 
 
 class Mode(Enum):
@@ -210,21 +214,88 @@ def _ref(raw: RawObject, plural: str) -> ObjectRef:
     )
 
 
-def _go_duration(value: timedelta) -> str:
-    return f"{int(value.total_seconds())}s"
+def _v1beta1(machine: RawObject) -> bool:
+    return str(machine.get("apiVersion", "")).endswith("/v1beta1")
 
 
 def _drain_timeout(machine: RawObject) -> Any:
     """The Machine's node drain timeout as stored: seconds (v1beta2) or a duration (v1beta1)."""
-    if str(machine.get("apiVersion", "")).endswith("/v1beta1"):
+    if _v1beta1(machine):
         return dig(machine, "spec", "nodeDrainTimeout")
     return dig(machine, "spec", "deletion", "nodeDrainTimeoutSeconds")
 
 
-def _drain_timeout_patch(machine: RawObject, value: Any) -> dict[str, Any]:
-    if str(machine.get("apiVersion", "")).endswith("/v1beta1"):
-        return {"spec": {"nodeDrainTimeout": value}}
-    return {"spec": {"deletion": {"nodeDrainTimeoutSeconds": value}}}
+def drain_bound(machine: RawObject) -> float | None:
+    """Seconds after which the drain of this Machine's Node gives up; None (or 0): never."""
+    stored = _drain_timeout(machine)
+    if isinstance(stored, str):
+        try:
+            return parse_duration(stored, "spec.nodeDrainTimeout")
+        except UsageError:
+            return None
+    return float(stored) if isinstance(stored, int) and stored > 0 else None
+
+
+def _drain_timeout_write(machine_raw: RawObject, machine: ObjectRef, value: timedelta) -> Write:
+    seconds = max(1, int(value.total_seconds()))
+    old = _drain_timeout(machine_raw)
+    if _v1beta1(machine_raw):
+        field, new, patch = "spec.nodeDrainTimeout", f"{seconds}s", "nodeDrainTimeout"
+        body: dict[str, Any] = {"spec": {patch: f"{seconds}s"}}
+        undo: dict[str, Any] = {"spec": {patch: old}}
+    else:
+        field, new = "spec.deletion.nodeDrainTimeoutSeconds", str(seconds)
+        body = {"spec": {"deletion": {"nodeDrainTimeoutSeconds": seconds}}}
+        undo = {"spec": {"deletion": {"nodeDrainTimeoutSeconds": old}}}
+    return Write(
+        "patch",
+        machine,
+        f"set {field}={new} on {machine.display}",
+        body,
+        undo=undo,
+        undo_summary=f"set {field} back to {old if old is not None else 'unset'}",
+        done="patched",
+    )
+
+
+def _scale_down_writes(target: Target, machine: ObjectRef, now: datetime) -> list[Write]:
+    stamp = format_time(now)
+    # Put back what was there (cluster-autoscaler may have marked it first), not just remove.
+    before = mapping(dig(target.machine_raw, "metadata", "annotations")).get(
+        DELETE_MACHINE_ANNOTATION
+    )
+    undo_summary = (
+        f"removed the {DELETE_MACHINE_ANNOTATION} annotation again"
+        if before is None
+        else f"set the {DELETE_MACHINE_ANNOTATION} annotation back to {before!r}"
+    )
+    pool = _ref(target.pool_raw, "machinepools")
+    desired = target.pool.pool.desired or 0
+    scale = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": pool.name, "namespace": pool.namespace},
+        "spec": {"replicas": desired - 1},
+    }
+    return [
+        Write(
+            "patch",
+            machine,
+            f"annotate {machine.display} {DELETE_MACHINE_ANNOTATION}={stamp}",
+            {"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: stamp}}},
+            undo={"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: before}}},
+            undo_summary=undo_summary,
+            done="annotated",
+        ),
+        Write(
+            "update",
+            pool,
+            f"scale {pool.display} from {desired} to {desired - 1} replicas (/scale)",
+            scale,
+            subresource="scale",
+            done="scaled",
+        ),
+    ]
 
 
 def writes_for(target: Target, request: Request, now: datetime) -> tuple[Write, ...]:
@@ -233,61 +304,12 @@ def writes_for(target: Target, request: Request, now: datetime) -> tuple[Write, 
         return ()
     machine = _ref(target.machine_raw, "machines")
     writes: list[Write] = []
-    if request.mode is Mode.SCALE_DOWN:
-        stamp = format_time(now)
-        writes.append(
-            Write(
-                "patch",
-                machine,
-                f"annotate {machine.display} {DELETE_MACHINE_ANNOTATION}={stamp}",
-                {"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: stamp}}},
-                undo={"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: None}}},
-                undo_summary=f"removed the {DELETE_MACHINE_ANNOTATION} annotation again",
-                done="annotated",
-            )
-        )
-        pool = _ref(target.pool_raw, "machinepools")
-        desired = target.pool.pool.desired or 0
-        scale = {
-            "apiVersion": "autoscaling/v1",
-            "kind": "Scale",
-            "metadata": {"name": pool.name, "namespace": pool.namespace},
-            "spec": {"replicas": desired - 1},
-        }
-        writes.append(
-            Write(
-                "update",
-                pool,
-                f"scale {pool.display} from {desired} to {desired - 1} replicas (/scale)",
-                scale,
-                subresource="scale",
-                done="scaled",
-            )
-        )
-        return tuple(writes)
     if request.drain_timeout is not None:
-        seconds = int(request.drain_timeout.total_seconds())
-        old = _drain_timeout(target.machine_raw)
-        new: Any = seconds
-        if str(target.machine_raw.get("apiVersion", "")).endswith("/v1beta1"):
-            new = _go_duration(request.drain_timeout)
-        field = (
-            "spec.nodeDrainTimeout"
-            if isinstance(new, str)
-            else ("spec.deletion.nodeDrainTimeoutSeconds")
-        )
-        writes.append(
-            Write(
-                "patch",
-                machine,
-                f"set {field}={new} on {machine.display}",
-                _drain_timeout_patch(target.machine_raw, new),
-                undo=_drain_timeout_patch(target.machine_raw, old),
-                undo_summary=f"set {field} back to {old if old is not None else 'unset'}",
-                done="patched",
-            )
-        )
-    writes.append(Write("delete", machine, f"delete {machine.display}", done="deleted"))
+        writes.append(_drain_timeout_write(target.machine_raw, machine, request.drain_timeout))
+    if request.mode is Mode.SCALE_DOWN:
+        writes += _scale_down_writes(target, machine, now)
+    else:
+        writes.append(Write("delete", machine, f"delete {machine.display}", done="deleted"))
     return tuple(writes)
 
 
@@ -313,6 +335,20 @@ def _machine_checks(target: Target) -> list[Check]:
             )
         ]
     checks = []
+    controllers = [
+        o for o in items(dig(raw, "metadata", "ownerReferences")) if o.get("controller") is True
+    ]
+    if not any(
+        o.get("kind") == "MachinePool" and o.get("uid") == pool.pool.uid for o in controllers
+    ):
+        found = ", ".join(f"{o.get('kind')} {o.get('name')}" for o in controllers) or "none"
+        checks.append(
+            Check(
+                Level.REFUSED,
+                f"Machine {machine.object.name} is not controlled by MachinePool {pool.pool.name} "
+                f"(uid {pool.pool.uid or 'unknown'}); its controller: {found}",
+            )
+        )
     kind = pool.pool.machine_kind
     group = pool.infra.api_version.rpartition("/")[0] if pool.infra else None
     ref_group = text(dig(raw, "spec", "infrastructureRef", "apiGroup")) or group_of(
@@ -361,6 +397,37 @@ def _machine_checks(target: Target) -> list[Check]:
                 f"Machine {machine.object.name} has no nodeRef: no Node will be drained first",
             )
         )
+    return checks + _hold_checks(target)
+
+
+_HOOKS = (
+    "pre-drain.delete.hook.machine.cluster.x-k8s.io",
+    "pre-terminate.delete.hook.machine.cluster.x-k8s.io",
+)
+
+
+def _hold_checks(target: Target) -> list[Check]:
+    """Annotations that make Cluster API stop at a step of the deletion."""
+    checks = []
+    for obj in (target.machine_raw, target.infra_machine_raw):
+        notes = mapping(dig(obj, "metadata", "annotations"))
+        what = f"{obj.get('kind')} {dig(obj, 'metadata', 'name')}" if obj else ""
+        if PAUSED_ANNOTATION in notes:
+            checks.append(
+                Check(
+                    Level.REFUSED,
+                    f"{what} is paused ({PAUSED_ANNOTATION}): its deletion would stall",
+                )
+            )
+        hooks = sorted(k for k in notes if k.startswith(_HOOKS))
+        if hooks:
+            checks.append(
+                Check(
+                    Level.WARNING,
+                    f"{what} carries deletion hooks {', '.join(hooks)}: the deletion waits until "
+                    "their owners remove them",
+                )
+            )
     return checks
 
 
@@ -370,6 +437,14 @@ def _verdict_checks(target: Target, request: Request) -> list[Check]:
         instead = f"; instead: {verdict.instead}" if verdict.instead else ""
         return [Check(Level.REFUSED, f"not supported: {verdict.reason}{instead}")]
     if verdict.verdict is Verdict.UNVERIFIED:
+        if request.mode is Mode.SCALE_DOWN:
+            return [
+                Check(
+                    Level.REFUSED,
+                    f"unverified: {verdict.reason}, and whether it deletes the annotated instance "
+                    "first is not known: --scale-down could remove any instance",
+                )
+            ]
         if request.allow_unverified:
             return [
                 Check(Level.WARNING, f"unverified: {verdict.reason} (--allow-unverified-provider)")
@@ -390,12 +465,26 @@ def _verdict_checks(target: Target, request: Request) -> list[Check]:
                 "or lower spec.replicas and let the cloud pick",
             )
         )
+    elif (
+        request.mode is Mode.SCALE_DOWN
+        and target.pool.infra is not None
+        and target.pool.infra.kind in ANNOTATION_DELETES
+    ):
+        checks.append(
+            Check(
+                Level.WARNING,
+                f"{target.pool.infra.kind}: the annotation alone makes the provider delete the "
+                "instance, so it cannot be taken back if the scale step fails",
+            )
+        )
     return checks
 
 
 def _paused_or_deleting(target: Target) -> list[Check]:
     cluster, pool = target.cluster, target.pool
     problems = []
+    if cluster.cluster is None and not cluster.cluster_unread:
+        problems.append(f"Cluster {cluster.namespace}/{cluster.name} does not exist")
     if pool.paused_by:
         problems.append(f"reconciliation is paused ({pool.paused_by})")
     if cluster.cluster and cluster.cluster.deleting_since:
@@ -412,6 +501,14 @@ def _paused_or_deleting(target: Target) -> list[Check]:
             Check(
                 Level.REFUSED,
                 "; ".join(problems) + ": nothing would act on the deletion as planned",
+            )
+        ]
+    if cluster.cluster is None:
+        return [
+            Check(
+                Level.WARNING,
+                f"Cluster {cluster.namespace}/{cluster.name} could not be read: whether it is "
+                "paused or deleting is unknown (the pool and its infra pool are neither)",
             )
         ]
     return [
@@ -467,8 +564,9 @@ def _rollout_check(target: Target) -> list[Check]:
 
 def _drain_checks(target: Target, request: Request, disruption: Disruption) -> list[Check]:
     raw = target.machine_raw or {}
-    configured = _drain_timeout(raw) if raw else None
-    bounded = request.drain_timeout is not None or bool(configured)
+    configured = drain_bound(raw) if raw else None
+    limit_seconds = request.drain_timeout.total_seconds() if request.drain_timeout else configured
+    bounded = bool(limit_seconds)
     node = target.instance.machine.node_name if target.instance.machine else None
     checks = []
     if disruption.budgets is None:
@@ -482,10 +580,8 @@ def _drain_checks(target: Target, request: Request, disruption: Disruption) -> l
         names = ", ".join(
             f"{b.namespace}/{b.name} (pods {', '.join(b.pods)})" for b in disruption.blocking
         )
-        if bounded:
-            limit = (
-                human_duration(request.drain_timeout) if request.drain_timeout else str(configured)
-            )
+        if limit_seconds:
+            limit = human_duration(timedelta(seconds=max(1, int(limit_seconds))))
             checks.append(
                 Check(
                     Level.WARNING,
@@ -515,7 +611,7 @@ def _drain_checks(target: Target, request: Request, disruption: Disruption) -> l
         )
     else:
         checks.append(Check(Level.OK, f"no PodDisruptionBudget covers a pod on Node {node}"))
-    if not bounded and request.mode is Mode.REPLACE and not disruption.blocking:
+    if not bounded and not disruption.blocking:
         checks.append(
             Check(
                 Level.WARNING,
@@ -549,9 +645,12 @@ def _then(target: Target, request: Request) -> str:
     infra = f"{pool.pool.machine_kind} {machine.infra_name}" if machine else "the infra machine"
     drain = f"Cluster API drains Node {node} (evicting pods, respecting PodDisruptionBudgets)"
     if request.mode is Mode.SCALE_DOWN:
+        effect = (
+            pool.deletion.scale_down or "the provider should remove the annotated Machine first"
+        )
         return (
-            f"{pool.deletion.scale_down}: {drain}, deletes {infra}, and the provider removes that "
-            "very instance; the pool stays one smaller"
+            f"{effect}: {drain}, deletes {infra}, and the provider removes that very instance; "
+            "the pool stays one smaller"
         )
     return f"{drain}, deletes {infra} and then the Node; {pool.deletion.reason}"
 

@@ -79,26 +79,70 @@ def _send(
     )
 
 
-def _take_back(
-    kube: Kube, done: list[Write], versions: dict[tuple[str, str, str], str], dry_run: bool
-) -> list[str]:
-    """Undo what was written, newest first; one sentence per write on what state it is in."""
-    state = []
-    for write in reversed(done):
-        if write.undo is None:
-            state.append(f"{write.summary}: done, and cannot be taken back")
-            continue
-        undo = Write("patch", write.target, write.undo_summary, write.undo)
+@dataclass
+class _Run:
+    """The objects as this run last wrote them: resourceVersion and generation per object."""
+
+    kube: Kube
+    dry_run: bool
+    versions: dict[tuple[str, str, str], str]
+    # What each of our own writes left: (generation, labels, annotations).
+    ours: dict[tuple[str, str, str], tuple[Any, Any, Any]] = field(default_factory=dict)
+
+    def send(self, write: Write) -> dict[str, Any]:
+        """Send with preconditions; after our own write, a controller that only touched the
+        status meanwhile (same generation, labels, annotations) is no reason to fail."""
         try:
-            _send(kube, undo, versions, dry_run)
-        except MachinePoolError as err:
-            state.append(
-                f"{write.summary}: done, and taking it back failed ({err.message}); "
-                f"{write.target.display} still has it"
+            answer = _send(self.kube, write, self.versions, self.dry_run)
+        except ConflictError:
+            fresh = self._only_status_changed(write.target)
+            if fresh is None:
+                raise
+            self.versions[_key(write.target)] = fresh
+            answer = _send(self.kube, write, self.versions, self.dry_run)
+        version = text(dig(answer, "metadata", "resourceVersion"))
+        # A dry run persists nothing: the next write must still name the stored version.
+        if version and write.verb != "delete" and not self.dry_run:
+            self.versions[_key(write.target)] = version
+            meta = answer.get("metadata") or {}
+            self.ours[_key(write.target)] = (
+                meta.get("generation"),
+                meta.get("labels"),
+                meta.get("annotations"),
             )
-            continue
-        state.append(f"{write.target.display}: {write.undo_summary}")
-    return state
+        return answer
+
+    def _only_status_changed(self, ref: ObjectRef) -> str | None:
+        left = self.ours.get(_key(ref))
+        if left is None:
+            return None
+        try:
+            now = self.kube.request("GET", ref.path())
+        except MachinePoolError:
+            return None
+        meta = now.get("metadata") or {}
+        same = (meta.get("generation"), meta.get("labels"), meta.get("annotations")) == left
+        if not same or meta.get("uid") != ref.uid or meta.get("deletionTimestamp"):
+            return None
+        return text(meta.get("resourceVersion"))
+
+    def take_back(self, done: list[Write]) -> list[str]:
+        """Undo what was written, newest first; one sentence per write on what state is left."""
+        state = []
+        for write in reversed(done):
+            if write.undo is None:
+                state.append(f"{write.summary}: done, and cannot be taken back")
+                continue
+            try:
+                self.send(Write("patch", write.target, write.undo_summary, write.undo))
+            except MachinePoolError as err:
+                state.append(
+                    f"{write.summary}: done, and taking it back failed ({err.message}); "
+                    f"{write.target.display} still has it"
+                )
+                continue
+            state.append(f"{write.target.display}: {write.undo_summary}")
+        return state
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,23 +154,19 @@ class Outcome:
 def execute(kube: Kube, plan: Plan, *, dry_run: bool) -> Outcome:
     """Send the plan's writes in order; on a failure, undo the earlier ones and raise."""
     still_as_planned(kube, plan)
-    versions = {_key(w.target): w.target.resource_version for w in plan.writes}
+    run = _Run(kube, dry_run, {_key(w.target): w.target.resource_version for w in plan.writes})
     done: list[Write] = []
     lines = []
     suffix = " (server dry run)" if dry_run else ""
     for write in plan.writes:
         try:
-            answer = _send(kube, write, versions, dry_run)
+            run.send(write)
         except MachinePoolError as err:
-            state = _take_back(kube, done, versions, dry_run)
+            state = run.take_back(done)
             left = "; ".join(state) if state else "nothing had been written"
             raise type(err)(
                 f"{write.summary} failed: {err.message}. {left}", hint=err.hint
             ) from err
-        version = text(dig(answer, "metadata", "resourceVersion"))
-        # A dry run persists nothing: the next write must still name the stored version.
-        if version and write.verb != "delete" and not dry_run:
-            versions[_key(write.target)] = version
         done.append(write)
         lines.append(f"{write.target.kubectl_name} {write.done}{suffix}")
     return Outcome(tuple(lines))
@@ -154,6 +194,7 @@ class _Watch:
     workload: Kube | None
     plan: Plan
     report: Report
+    warn: Report
     stage: str | None = None
     node_gone: bool = False
     seen: set[str] = field(default_factory=set)
@@ -198,8 +239,9 @@ class _Watch:
         except NotFoundError:
             self.report(f"Node {node} deleted")
             self.node_gone = True
-        except MachinePoolError:
-            self.node_gone = True  # the workload cluster stopped answering: stop asking
+        except MachinePoolError as err:
+            self.warn(f"Node {node} is no longer followed: {err.message}")
+            self.node_gone = True
 
     def check_replacement(self) -> None:
         if self.plan.request.mode is not Mode.REPLACE:
@@ -220,11 +262,12 @@ def follow(
     *,
     timeout: float | None,
     report: Report,
+    warn: Report,
     interval: float = 1.0,
 ) -> None:
     """Report the Machine's deletion stages, its Node going, and a replacement appearing, until
     the Machine is gone; raise when the timeout passes first."""
-    watch = _Watch(kube, workload, plan, report)
+    watch = _Watch(kube, workload, plan, report, warn)
     watch.start()
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:

@@ -138,7 +138,8 @@ def _plain(node: Any) -> Any:
 def _entry(config: Any, section: str, name: str) -> dict[str, Any]:
     """The body of a named kubeconfig entry (a context, cluster or user), or {}."""
     top = _plain(config)
-    for node in (top.get(section) or ()) if isinstance(top, dict) else ():
+    entries = _plain(top.get(section)) if isinstance(top, dict) else None
+    for node in entries if isinstance(entries, list) else ():
         item = _plain(node)
         if isinstance(item, dict) and item.get("name") == name:
             body = _plain(item.get(section[:-1]))
@@ -249,8 +250,11 @@ def _in_memory_files(config: dict[str, Any], held: list[int]) -> dict[str, Any]:
     """Move certificate data into memfd files, so the Python client reads but never writes them."""
     config = copy.deepcopy(config)
     for section, (inner, fields) in _DATA_FIELDS.items():
-        for entry in config.get(section) or ():
-            body = entry.get(inner) or {}
+        entries = config.get(section)
+        for entry in entries if isinstance(entries, list) else ():
+            body = entry.get(inner) if isinstance(entry, dict) else None
+            if not isinstance(body, dict):
+                continue  # malformed: the client's own parsing reports it as a ConfigError
             for data_key, file_key in fields.items():
                 if body.get(data_key):
                     fd = os.memfd_create(file_key, 0)

@@ -33,12 +33,19 @@ from kubectl_machinepool.deleteplan import (
 )
 from kubectl_machinepool.deletion import Verdict
 from kubectl_machinepool.description import Selection, describe
-from kubectl_machinepool.errors import MachinePoolError, NotFoundError, RefusedError, UsageError
+from kubectl_machinepool.errors import (
+    ClusterAccessError,
+    MachinePoolError,
+    NotFoundError,
+    RefusedError,
+    UsageError,
+)
 from kubectl_machinepool.execute import execute, follow
 from kubectl_machinepool.fetch import read_description, workload_disruption, workload_kube
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, parse_duration
 from kubectl_machinepool.render.deleteplan import render_plan
+from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
 
 
 def _wanted(params: dict[str, Any]) -> Wanted:
@@ -62,7 +69,7 @@ def _one_target(targets: list[Target], wanted: Wanted, namespace: str | None) ->
         pools = ", ".join(sorted(f"{t.pool.pool.namespace}/{t.pool.pool.name}" for t in targets))
         raise UsageError(
             f"{wanted.display} names instances of several pools: {pools}",
-            hint="pick one with --pool (and -n)",
+            hint="pick one with -n NAMESPACE, or --pool NAME within a namespace",
         )
     return targets[0]
 
@@ -104,7 +111,41 @@ def _confirmed(assume_yes: bool) -> bool:
     return click.confirm("Go ahead?", default=False, err=True)
 
 
-def _plan(kube: Kube, access: AccessOptions, params: dict[str, Any], wanted: Wanted) -> Plan:
+def _request(params: dict[str, Any]) -> Request:
+    """The mode and drain timeout, checked before anything is read or written."""
+    if params["replace"] and params["scale_down"]:
+        raise UsageError("--replace and --scale-down exclude each other", hint="pick one")
+    drain = None
+    if params["drain_timeout"]:
+        seconds = parse_duration(params["drain_timeout"], "--drain-timeout")
+        if seconds is None or seconds < 1:
+            raise UsageError(
+                f"--drain-timeout {params['drain_timeout']} would not bound the drain",
+                hint="give at least 1s (Cluster API counts whole seconds; 0 means no limit)",
+            )
+        drain = timedelta(seconds=seconds)
+    mode = Mode.SCALE_DOWN if params["scale_down"] else Mode.REPLACE
+    return Request(mode, drain, params["allow_unverified_provider"])
+
+
+def _readable(snapshot: Snapshot, target: Target | None) -> None:
+    """Without Machines (or the pool's infra machines) there is no honest verdict to give."""
+    kinds = [(CAPI_GROUP, "Machine")]
+    pool = target.pool if target else None
+    if pool and pool.infra and pool.pool.machine_kind:
+        kinds.append((pool.infra.api_version.rpartition("/")[0], pool.pool.machine_kind))
+    for group, kind in kinds:
+        if not snapshot.was_read(group, kind):
+            notes = [n for n in snapshot.notes if kind in n]
+            raise ClusterAccessError(
+                notes[0] if notes else f"cannot read {kind} objects",
+                hint=f"delete-machine needs to list {kind} objects in the namespace",
+            )
+
+
+def _plan(
+    kube: Kube, access: AccessOptions, params: dict[str, Any], wanted: Wanted, request: Request
+) -> Plan:
     now = parse_now(None)
     namespace = scope_namespace(access, kube.connection.namespace)
     pool = params["pool"]
@@ -113,29 +154,34 @@ def _plan(kube: Kube, access: AccessOptions, params: dict[str, Any], wanted: Wan
         kube, namespace, selection, params["workload_kubeconfig"], access.request_timeout
     )
     description = describe(snapshot, selection, now)
-    for note in description.notes:
-        warn(note)
     if pool and not any(c.pools for c in description.clusters):
         where = f' in namespace "{namespace}"' if namespace else ""
         raise NotFoundError(f'machinepools.cluster.x-k8s.io "{pool}" not found{where}')
+    _readable(snapshot, None)
     target = _one_target(find_target(description, snapshot, wanted), wanted, namespace)
-    drain = (
-        parse_duration(params["drain_timeout"], "--drain-timeout")
-        if params["drain_timeout"]
-        else None
-    )
-    request = Request(
-        Mode(params["mode"]),
-        timedelta(seconds=drain) if drain else None,
-        params["allow_unverified_provider"],
-    )
+    _readable(snapshot, target)
+    for note in description.notes:
+        warn(note)
     permissions = _permissions(kube, target, request, now)
     disruption = _disruption(kube, target, params["workload_kubeconfig"], access.request_timeout)
     return plan_deletion(target, request, now, permissions, disruption)
 
 
-def _follow(kube: Kube, plan: Plan, params: dict[str, Any], access: AccessOptions) -> None:
+def _follow(
+    kube: Kube,
+    plan: Plan,
+    params: dict[str, Any],
+    access: AccessOptions,
+    timeout: float | None,
+) -> None:
+    """Follow the deletion; stopping (Ctrl-C, a timeout) never stops the deletion itself."""
     cluster = plan.target.cluster
+    machine = next(w.target for w in plan.writes if w.target.plural == "machines")
+    click.echo(
+        f"Following {machine.display} until it is gone (Ctrl-C stops following, not the "
+        "deletion)...",
+        err=True,
+    )
     try:
         workload: Kube | None = workload_kube(
             kube,
@@ -148,8 +194,13 @@ def _follow(kube: Kube, plan: Plan, params: dict[str, Any], access: AccessOption
         warn(f"the Node is not followed: {err.message}")
         workload = None
     try:
-        timeout = parse_duration(params["timeout"], "--timeout")
-        follow(kube, workload, plan, timeout=timeout, report=click.echo)
+        follow(kube, workload, plan, timeout=timeout, report=click.echo, warn=warn)
+    except KeyboardInterrupt:
+        click.echo(
+            f"Stopped following: the deletion of {machine.display} goes on in the cluster.",
+            err=True,
+        )
+        raise
     finally:
         if workload is not None:
             workload.__exit__(None, None, None)
@@ -174,15 +225,12 @@ def _follow(kube: Kube, plan: Plan, params: dict[str, Any], access: AccessOption
 )
 @click.option(
     "--replace",
-    "mode",
-    flag_value=Mode.REPLACE.value,
-    default=True,
-    help="Delete the Machine; the provider creates a replacement (default)",
+    is_flag=True,
+    help="Delete the Machine; the provider creates a replacement (the default)",
 )
 @click.option(
     "--scale-down",
-    "mode",
-    flag_value=Mode.SCALE_DOWN.value,
+    is_flag=True,
     help="Mark the Machine cluster.x-k8s.io/delete-machine and lower replicas by one",
 )
 @click.option(
@@ -264,10 +312,12 @@ def delete_machine_command(**params: Any) -> None:
             hint="drop -f; describe -f and diagnose -f read dumps",
         )
     wanted = _wanted(params)
+    request = _request(params)
+    follow_for = parse_duration(params["timeout"], "--timeout")
     access = build_access(params)
     palette = Palette(use_color(params["color"], sys.stdout, os.environ))
     with Kube.connect(access) as kube:
-        plan = _plan(kube, access, params, wanted)
+        plan = _plan(kube, access, params, wanted, request)
         click.echo(render_plan(plan, palette), nl=False)
         if plan.refusals:
             first = plan.refusals[0].message
@@ -287,7 +337,7 @@ def delete_machine_command(**params: Any) -> None:
             click.echo(line)
         wait = params["wait"] if params["wait"] is not None else sys.stdout.isatty()
         if wait and not server_dry_run:
-            _follow(kube, plan, params, access)
+            _follow(kube, plan, params, access, follow_for)
             machine = next(w.target for w in plan.writes if w.target.plural == "machines")
             click.echo(f"{machine.kubectl_name} deleted")
         elif final.verb == "delete":

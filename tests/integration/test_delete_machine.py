@@ -108,6 +108,36 @@ def test_each_provider_shape_gets_its_verdict(mgmt, capsys, scenario, instance, 
         assert result.code == 0, result.err
 
 
+def as_aws_machines(objects: list[dict[str, Any]]) -> None:
+    """CAPD's objects as CAPA would have them with its MachinePoolMachines gate on."""
+    renames = {"DockerMachinePool": "AWSMachinePool", "DockerMachine": "AWSMachine"}
+    for obj in objects:
+        obj["kind"] = renames.get(obj["kind"], obj["kind"])
+        spec = obj.get("spec", {})
+        ref = spec.get("infrastructureRef") or spec.get("template", {}).get("spec", {}).get(
+            "infrastructureRef"
+        )
+        if ref:
+            ref["kind"] = renames.get(ref["kind"], ref["kind"])
+        for owner in obj["metadata"].get("ownerReferences", []):
+            owner["kind"] = renames.get(owner["kind"], owner["kind"])
+        if obj["kind"] == "AWSMachinePool":
+            obj["status"]["infrastructureMachineKind"] = "AWSMachine"
+
+
+def test_aws_machines_are_replaced_but_not_scaled_down(mgmt, capsys) -> None:
+    namespace, _ = load(mgmt, "capd", as_aws_machines)
+    replace = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--dry-run=client")
+    assert replace.code == 0, replace.err
+    assert (
+        "supported: the instance is drained and deleted, then the provider creates a replacement (the ASG keeps its desired capacity)"
+        in " ".join(replace.out.split())
+    )
+    scale = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down", "--dry-run=client")
+    assert scale.code == 3
+    assert "CAPA ignores the annotation" in scale.err
+
+
 def test_replace_writes_exactly_the_plan(mgmt, capsys) -> None:
     namespace, _ = load(mgmt, "capd")
     before = versions(mgmt, namespace)
@@ -306,6 +336,19 @@ def test_wait_follows_the_deletion_to_the_end(mgmt, capsys) -> None:
             if current["metadata"].get("deletionTimestamp"):
                 break
             time.sleep(0.05)
+        draining = {
+            "type": "Deleting", "status": "True", "reason": "DrainingNode",
+            "message": "Drain not completed yet (started at 2026-11-29T15:00:00Z):\n* Pod shop/web-0: deletionTimestamp set",
+            "lastTransitionTime": "2026-11-29T15:00:00Z",
+        }  # fmt: skip
+        status = {"conditions": [draining]}
+        if mgmt.generation == "v1beta1":
+            status = {"v1beta2": {"conditions": [draining]}}
+        mgmt.api.request(
+            "PATCH", f"{base}/dev-mp-0-x7q2p/status", {"status": status},
+            "application/merge-patch+json",
+        )  # fmt: skip
+        time.sleep(1.5)
         replacement = {k: v for k, v in current.items() if k != "status"}
         replacement["metadata"] = {
             "name": "dev-mp-0-r2d2q", "namespace": namespace, "labels": current["metadata"]["labels"],
@@ -333,12 +376,30 @@ def test_wait_follows_the_deletion_to_the_end(mgmt, capsys) -> None:
         controllers.join()
     assert result.code == 0, result.err
     lines = result.out.splitlines()
+    stage = f"Machine {namespace}/dev-mp-0-x7q2p: DrainingNode: Drain not completed yet (started at 2026-11-29T15:00:00Z):"
+    assert stage in lines
     assert f"Node {node} deleted" in lines
     assert (
         f"replacement Machine {namespace}/dev-mp-0-r2d2q appeared (docker:////dev-dev-mp-0-r2d2q-{salt})"
         in lines
     )
     assert lines[-1] == "machine.cluster.x-k8s.io/dev-mp-0-x7q2p deleted"
+
+
+def test_without_access_to_machines_there_is_no_verdict(mgmt, capsys) -> None:
+    namespace, _ = load(mgmt, "capd")
+    user = mgmt.server.add_user(f"no-machines-{namespace}")
+    mgmt.grant(user.name, namespace, [
+        {"apiGroups": ["cluster.x-k8s.io"], "resources": ["machinepools", "clusters"], "verbs": ["get", "list"]},
+        {"apiGroups": ["infrastructure.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io"], "resources": ["*"], "verbs": ["get", "list"]},
+    ])  # fmt: skip
+    result = run_cli(
+        capsys, "delete-machine", "-n", namespace, "--kubeconfig", str(user.kubeconfig),
+        "dev-mp-0-x7q2p", "--dry-run=client",
+    )  # fmt: skip
+    assert result.code == 1
+    assert "machines.cluster.x-k8s.io is forbidden" in result.err
+    assert "delete-machine needs to list Machine objects" in result.err
 
 
 def test_refusals_without_a_live_cluster_or_a_confirmation(mgmt, capsys, tmp_path) -> None:

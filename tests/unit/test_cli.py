@@ -74,3 +74,20 @@ def test_no_cluster_configured_is_one_line_error_with_hint(
         "hint: set KUBECONFIG or pass --kubeconfig FILE",
     ]
     assert result.out == ""
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (("--replace", "--scale-down"), "--replace and --scale-down exclude each other"),
+        (("--drain-timeout", "500ms"), "--drain-timeout 500ms would not bound the drain"),
+        (("--drain-timeout", "0"), "would not bound the drain"),
+        (("--timeout", "abc"), "invalid value 'abc' for --timeout"),
+    ],
+)
+def test_delete_machine_flags_are_checked_before_anything_is_read(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], says: str
+) -> None:
+    result = run_cli(capsys, "delete-machine", "vmss-workers-1", *flags)
+    assert result.code == 2
+    assert says in result.err

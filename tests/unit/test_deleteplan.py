@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -102,40 +103,46 @@ def test_drain_timeout_is_written_in_each_generation_shape(generation, stored) -
     assert first.undo is not None  # back to unset if the delete fails
 
 
-def test_aws_machines_replace_but_do_not_scale_down() -> None:
-    def with_aws_machines(objects: list[Obj]) -> None:
-        asg = find(objects, "AWSMachinePool")
-        asg["status"]["infrastructureMachineKind"] = "AWSMachine"
+def as_provider(pool_kind: str, machine_kind: str) -> Callable[[list[Obj]], None]:
+    """The CAPD scenario with another provider's kinds: same objects, other names."""
 
-    wanted = Wanted(node="ip-10-0-0-17.eu-west-1.compute.internal")
-    replace = plan("aws-asg", wanted, change=with_aws_machines)
-    assert replace.checks[0].message.startswith("supported:")
-    # No Machine exists for the instance in this scenario: nothing to delete.
-    assert any("has no Machine" in r for r in refusals(replace))
-    scale = plan("aws-asg", wanted, Request(Mode.SCALE_DOWN), change=with_aws_machines)
+    def change(objects: list[Obj]) -> None:
+        renames = {"DockerMachinePool": pool_kind, "DockerMachine": machine_kind}
+        for obj in objects:
+            obj["kind"] = renames.get(obj["kind"], obj["kind"])
+            spec = obj.get("spec", {})
+            ref = spec.get("infrastructureRef") or spec.get("template", {}).get("spec", {}).get(
+                "infrastructureRef"
+            )
+            if ref and ref["kind"] in renames:
+                ref["kind"] = renames[ref["kind"]]
+            for owner in obj["metadata"].get("ownerReferences", []):
+                owner["kind"] = renames.get(owner["kind"], owner["kind"])
+        find(objects, pool_kind)["status"]["infrastructureMachineKind"] = machine_kind
+
+    return change
+
+
+def test_aws_machines_replace_but_do_not_scale_down() -> None:
+    aws = as_provider("AWSMachinePool", "AWSMachine")
+    replace = plan("capd", CAPD, change=aws)
+    assert refusals(replace) == []
+    assert replace.checks[0].message.startswith("supported: the instance is drained and deleted")
+    scale = plan("capd", CAPD, Request(Mode.SCALE_DOWN), change=aws)
     assert any("CAPA ignores the annotation" in r for r in refusals(scale))
 
 
 def test_an_unverified_provider_needs_the_override() -> None:
-    def unknown_provider(objects: list[Obj]) -> None:
-        for obj in objects:
-            if obj["kind"] == "DockerMachinePool":
-                obj["kind"] = "AcmeMachinePool"
-            if obj["kind"] == "DockerMachine":
-                obj["kind"] = "AcmeMachine"
-        find(objects, "AcmeMachinePool")["status"]["infrastructureMachineKind"] = "AcmeMachine"
-        mp = find(objects, "MachinePool")
-        mp["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = "AcmeMachinePool"
-        for machine in (o for o in objects if o["kind"] == "Machine"):
-            machine["spec"]["infrastructureRef"]["kind"] = "AcmeMachine"
-
-    refused = plan("capd", CAPD, change=unknown_provider)
+    acme = as_provider("AcmeMachinePool", "AcmeMachine")
+    refused = plan("capd", CAPD, change=acme)
     assert refusals(refused)[0].startswith("unverified: AcmeMachinePool has AcmeMachine Machines")
-    allowed = plan(
-        "capd", CAPD, Request(Mode.REPLACE, allow_unverified=True), change=unknown_provider
-    )
+    allowed = plan("capd", CAPD, Request(Mode.REPLACE, allow_unverified=True), change=acme)
     assert refusals(allowed) == []
     assert allowed.checks[0].level is Level.WARNING
+    # Whether the provider removes the annotated instance first is not known either.
+    scale = plan("capd", CAPD, Request(Mode.SCALE_DOWN, allow_unverified=True), change=acme)
+    assert "--scale-down could remove any instance" in refusals(scale)[0]
+    assert "None" not in scale.then
 
 
 def test_oci_is_refused_with_what_to_do_instead() -> None:
@@ -164,9 +171,38 @@ def without_infra_machine(objects: list[Obj]) -> None:
     objects.remove(find(objects, "DockerMachine", "dev-mp-0-x7q2p"))
 
 
+def no_controller(objects: list[Obj]) -> None:
+    find(objects, "Machine", "dev-mp-0-x7q2p")["metadata"]["ownerReferences"] = []
+
+
+def owner_not_controller(objects: list[Obj]) -> None:
+    find(objects, "Machine", "dev-mp-0-x7q2p")["metadata"]["ownerReferences"][0]["controller"] = (
+        False
+    )
+
+
+def annotated(kind: str, key: str) -> Callable[[list[Obj]], None]:
+    def change(objects: list[Obj]) -> None:
+        find(objects, kind, "dev-mp-0-x7q2p")["metadata"].setdefault("annotations", {})[key] = ""
+
+    return change
+
+
+def without_cluster(objects: list[Obj]) -> None:
+    objects.remove(find(objects, "Cluster"))
+
+
 @pytest.mark.parametrize(
     ("change", "says"),
     [
+        (no_controller, "is not controlled by MachinePool dev-mp-0"),
+        (owner_not_controller, "is not controlled by MachinePool dev-mp-0"),
+        (annotated("Machine", "cluster.x-k8s.io/paused"), "Machine dev-mp-0-x7q2p is paused"),
+        (
+            annotated("DockerMachine", "cluster.x-k8s.io/paused"),
+            "DockerMachine dev-mp-0-x7q2p is paused",
+        ),
+        (without_cluster, "Cluster capi-prod/dev does not exist"),
         (paused_cluster, "reconciliation is paused (Cluster spec.paused)"),
         (deleting_machine, "Machine dev-mp-0-x7q2p is already being deleted"),
         (orphaned_infra_machine, "does not name Machine dev-mp-0-x7q2p as its owner"),
@@ -202,6 +238,57 @@ def test_replicas_managed_elsewhere_or_at_the_minimum_refuse_scale_down() -> Non
     assert "VMSS stays one smaller" in replace.checks[0].message
 
 
+def test_hooks_and_an_unread_cluster_are_warnings() -> None:
+    hook = annotated("Machine", "pre-drain.delete.hook.machine.cluster.x-k8s.io/backup")
+    [warning] = [c.message for c in plan("capd", CAPD, change=hook).checks if "hooks" in c.message]
+    assert "waits until their owners remove them" in warning
+    objects = SCENARIOS["capd"]("v1beta2", NAMESPACE)
+    snapshot = snapshot_of([o for o in objects if o["kind"] != "Cluster"])
+    unread = replace(snapshot, unread=(("cluster.x-k8s.io", "Cluster"),))
+    [target] = find_target(describe(unread, Selection(), NOW), unread, CAPD)
+    p = plan_deletion(target, REPLACE, NOW, {}, NO_BUDGETS)
+    assert any(c.level is Level.WARNING and "could not be read" in c.message for c in p.checks)
+    assert not any("does not exist" in r for r in refusals(p))
+
+
+def test_scale_down_puts_back_an_annotation_that_was_there() -> None:
+    def marked(objects: list[Obj]) -> None:
+        find(objects, "Machine", "dev-mp-0-x7q2p")["metadata"]["annotations"][
+            "cluster.x-k8s.io/delete-machine"
+        ] = "set-by-cluster-autoscaler"
+
+    annotate = plan("capd", CAPD, Request(Mode.SCALE_DOWN), marked).writes[0]
+    assert annotate.undo == {
+        "metadata": {
+            "annotations": {"cluster.x-k8s.io/delete-machine": "set-by-cluster-autoscaler"}
+        }
+    }
+    azure = plan("azure-vmss", AZURE, Request(Mode.SCALE_DOWN))
+    assert any("cannot be taken back" in c.message for c in azure.checks)
+
+
+def test_the_drain_bound_comes_from_what_is_written() -> None:
+    blocking = Disruption((Budget("shop", "web", 0, ("web-0",)),))
+    bounded = Request(Mode.SCALE_DOWN, timedelta(minutes=10))
+    p = plan("capd", CAPD, bounded, disruption=blocking)
+    assert [w.done for w in p.writes] == ["patched", "annotated", "scaled"]
+    assert refusals(p) == []
+
+    def unlimited(objects: list[Obj]) -> None:
+        find(objects, "Machine", "dev-mp-0-x7q2p")["spec"]["nodeDrainTimeout"] = "0s"
+
+    zero = plan("capd", CAPD, change=unlimited, generation="v1beta1", disruption=blocking)
+    assert any("would wait forever" in r for r in refusals(zero))
+
+    def ten_minutes(objects: list[Obj]) -> None:
+        find(objects, "Machine", "dev-mp-0-x7q2p")["spec"]["deletion"] = {
+            "nodeDrainTimeoutSeconds": 600
+        }
+
+    stored = plan("capd", CAPD, change=ten_minutes, disruption=blocking)
+    assert any("gives up after 10m" in c.message for c in stored.checks)
+
+
 def test_budgets_and_permissions_decide_before_any_write() -> None:
     blocking = Disruption((Budget("shop", "web", 0, ("web-0", "web-1")),))
     [refusal] = refusals(plan("capd", CAPD, disruption=blocking))
@@ -214,8 +301,14 @@ def test_budgets_and_permissions_decide_before_any_write() -> None:
         "capd", CAPD, disruption=Disruption(None, "the workload API server did not answer")
     )
     assert "were not checked: the workload API server did not answer" in unknown.checks[-3].message
-    denied = plan("capd", CAPD, Request(Mode.SCALE_DOWN), permissions={})
-    assert [c.level for c in denied.checks if "you may" in c.message] == [Level.WARNING] * 2
+    unknown_access = plan("capd", CAPD, Request(Mode.SCALE_DOWN), permissions={})
+    assert [c.level for c in unknown_access.checks if "you may" in c.message] == [Level.WARNING] * 2
+    writes = writes_for(unknown_access.target, Request(Mode.SCALE_DOWN), NOW)
+    no_scale = {writes[0].access: True, writes[1].access: False}
+    denied = plan("capd", CAPD, Request(Mode.SCALE_DOWN), permissions=no_scale)
+    assert refusals(denied) == [
+        "you may not update machinepools/scale.cluster.x-k8s.io in namespace capi-prod"
+    ]
 
 
 def pod(name: str, **extra: Any) -> Obj:

@@ -249,3 +249,18 @@ def test_a_secrets_kubeconfig_may_not_run_commands_or_read_files(
         connection_from_dict(config, "Secret ns/w-kubeconfig")
     assert "--workload-kubeconfig" in (err.value.hint or "")
     assert not Path("/tmp/pwned").exists()
+
+
+@pytest.mark.parametrize("broken", [{"clusters": 5}, {"users": "x"}, {"contexts": [7]}])
+def test_a_malformed_secret_kubeconfig_is_a_config_error(broken: dict) -> None:
+    from kubectl_machinepool.kubeconfig import connection_from_dict
+
+    config = {
+        "clusters": [{"name": "w", "cluster": {"server": "https://w:6443"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "w", "context": {"cluster": "w", "user": "u"}}],
+        "current-context": "w",
+        **broken,
+    }
+    with pytest.raises(ConfigError):
+        connection_from_dict(config, "Secret ns/w-kubeconfig")
