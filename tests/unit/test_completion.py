@@ -106,3 +106,30 @@ def test_shipped_scripts_are_what_the_code_generates(shell, monkeypatch, capsys)
         f"completions/{SCRIPTS[shell]} is out of date: "
         f"{COMPLETE_VAR}={shell}_source kubectl-machinepool > completions/{SCRIPTS[shell]}"
     )
+
+
+def test_the_completion_path_never_imports_the_typed_client(tmp_path: Path) -> None:
+    """Importing the 37.x typed APIs and models costs about 2 s: no TAB may pay for it."""
+    import subprocess
+    import sys
+
+    config = tmp_path / "dead.yaml"
+    config.write_text(yaml.safe_dump({
+        "current-context": "dead",
+        "clusters": [{"name": "dead", "cluster": {"server": "https://127.0.0.1:9"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
+    }))  # fmt: skip
+    probe = (
+        "import sys\n"
+        "from kubectl_machinepool.completion import main\n"
+        "main(['describe', '-n', 'x', ''])\n"
+        "typed = [m for m in sys.modules if m.startswith(('kubernetes.client.api.', "
+        "'kubernetes.client.models.'))]\n"
+        "print(typed)\n"
+    )
+    env = {"KUBECONFIG": str(config), "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == [":4", "[]"]
