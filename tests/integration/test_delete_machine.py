@@ -10,7 +10,7 @@ import pytest
 from support.kubeapi import APIError
 from support.management import ManagementCluster, create_scenario
 from support.run import run_cli
-from support.scenarios import SCENARIOS
+from support.scenarios import SCENARIOS, as_provider
 
 from kubectl_machinepool.commands import delete as delete_command
 
@@ -108,25 +108,8 @@ def test_each_provider_shape_gets_its_verdict(mgmt, capsys, scenario, instance, 
         assert result.code == 0, result.err
 
 
-def as_aws_machines(objects: list[dict[str, Any]]) -> None:
-    """CAPD's objects as CAPA would have them with its MachinePoolMachines gate on."""
-    renames = {"DockerMachinePool": "AWSMachinePool", "DockerMachine": "AWSMachine"}
-    for obj in objects:
-        obj["kind"] = renames.get(obj["kind"], obj["kind"])
-        spec = obj.get("spec", {})
-        ref = spec.get("infrastructureRef") or spec.get("template", {}).get("spec", {}).get(
-            "infrastructureRef"
-        )
-        if ref:
-            ref["kind"] = renames.get(ref["kind"], ref["kind"])
-        for owner in obj["metadata"].get("ownerReferences", []):
-            owner["kind"] = renames.get(owner["kind"], owner["kind"])
-        if obj["kind"] == "AWSMachinePool":
-            obj["status"]["infrastructureMachineKind"] = "AWSMachine"
-
-
 def test_aws_machines_are_replaced_but_not_scaled_down(mgmt, capsys) -> None:
-    namespace, _ = load(mgmt, "capd", as_aws_machines)
+    namespace, _ = load(mgmt, "capd", as_provider("AWSMachinePool", "AWSMachine"))
     replace = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--dry-run=client")
     assert replace.code == 0, replace.err
     assert (

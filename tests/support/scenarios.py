@@ -1031,3 +1031,25 @@ def core_manager(
             "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
         },
     }
+
+
+def as_provider(pool_kind: str, machine_kind: str) -> Callable[[list[Obj]], None]:
+    """A change turning the CAPD scenario into another provider's pool with MachinePool Machines:
+    the same objects under that provider's kind names."""
+
+    def change(objects: list[Obj]) -> None:
+        renames = {"DockerMachinePool": pool_kind, "DockerMachine": machine_kind}
+        for obj in objects:
+            obj["kind"] = renames.get(obj["kind"], obj["kind"])
+            spec = obj.get("spec", {})
+            ref = spec.get("infrastructureRef") or spec.get("template", {}).get("spec", {}).get(
+                "infrastructureRef"
+            )
+            if ref:
+                ref["kind"] = renames.get(ref["kind"], ref["kind"])
+            for owner in obj["metadata"].get("ownerReferences", []):
+                owner["kind"] = renames.get(owner["kind"], owner["kind"])
+            if obj["kind"] == pool_kind:
+                obj["status"]["infrastructureMachineKind"] = machine_kind
+
+    return change

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from support.objects import NOW
-from support.scenarios import SCENARIOS
+from support.scenarios import SCENARIOS, as_provider
 from support.snapshots import NAMESPACE, snapshot_of
 
 from kubectl_machinepool.color import Palette
@@ -101,26 +101,6 @@ def test_drain_timeout_is_written_in_each_generation_shape(generation, stored) -
     first, delete = p.writes
     assert (first.body, delete.verb) == (stored, "delete")
     assert first.undo is not None  # back to unset if the delete fails
-
-
-def as_provider(pool_kind: str, machine_kind: str) -> Callable[[list[Obj]], None]:
-    """The CAPD scenario with another provider's kinds: same objects, other names."""
-
-    def change(objects: list[Obj]) -> None:
-        renames = {"DockerMachinePool": pool_kind, "DockerMachine": machine_kind}
-        for obj in objects:
-            obj["kind"] = renames.get(obj["kind"], obj["kind"])
-            spec = obj.get("spec", {})
-            ref = spec.get("infrastructureRef") or spec.get("template", {}).get("spec", {}).get(
-                "infrastructureRef"
-            )
-            if ref and ref["kind"] in renames:
-                ref["kind"] = renames[ref["kind"]]
-            for owner in obj["metadata"].get("ownerReferences", []):
-                owner["kind"] = renames.get(owner["kind"], owner["kind"])
-        find(objects, pool_kind)["status"]["infrastructureMachineKind"] = machine_kind
-
-    return change
 
 
 def test_aws_machines_replace_but_do_not_scale_down() -> None:
