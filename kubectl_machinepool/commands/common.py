@@ -75,6 +75,15 @@ def access_options(command: F) -> F:
     return with_options(command, options)
 
 
+color_option = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour output; auto colours a terminal unless NO_COLOR is set",
+)
+
+
 def output_options(formats: list[str]) -> Callable[[F], F]:
     def decorate(command: F) -> F:
         options = [
@@ -87,13 +96,7 @@ def output_options(formats: list[str]) -> Callable[[F], F]:
                 help="Output format",
             ),
             click.option("--no-headers", is_flag=True, help="Do not print table headers"),
-            click.option(
-                "--color",
-                type=click.Choice(["auto", "always", "never"]),
-                default="auto",
-                show_default=True,
-                help="Colour output; auto colours a terminal unless NO_COLOR is set",
-            ),
+            color_option,
         ]
         return with_options(command, options)
 

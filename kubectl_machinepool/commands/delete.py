@@ -15,6 +15,7 @@ from kubectl_machinepool.commands.common import (
     CONTEXT_SETTINGS,
     access_options,
     build_access,
+    color_option,
     parse_now,
     scope_namespace,
     warn,
@@ -278,13 +279,7 @@ def _follow(
     metavar="PATH",
     help="Refused: see below",
 )
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the plan; auto colours a terminal unless NO_COLOR is set",
-)
+@color_option
 @access_options
 def delete_machine_command(**params: Any) -> None:
     """Remove exactly one instance of a MachinePool, safely, or refuse and say why.
