@@ -19,6 +19,7 @@ from kubectl_machinepool.errors import NotFoundError, UsageError
 from kubectl_machinepool.fetch import read_description
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, OutputOptions, parse_duration
+from kubectl_machinepool.safetext import scrub
 from kubectl_machinepool.snapshot import Snapshot
 from kubectl_machinepool.timeutil import parse_time
 
@@ -122,8 +123,13 @@ def build_output(params: dict[str, Any]) -> OutputOptions:
     )
 
 
+def echo(text: str, *, err: bool = False, nl: bool = True, color: bool | None = None) -> None:
+    """Every line of text output: nothing from a cluster reaches the terminal as a control."""
+    click.echo(scrub(text), err=err, nl=nl, color=color)
+
+
 def warn(message: str) -> None:
-    click.echo(f"warning: {message}", err=True)
+    echo(f"warning: {message}", err=True)
 
 
 def input_options(command: F) -> F:
@@ -237,7 +243,7 @@ def report_missing(description: Description, selection: Selection, namespace: st
         quoted = ", ".join(f'"{name}"' for name in missing)
         raise NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
     if not found and not selection.names:
-        click.echo(
+        echo(
             f"No resources found{' in ' + namespace + ' namespace' if namespace else ''}.", err=True
         )
 

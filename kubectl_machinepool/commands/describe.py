@@ -13,6 +13,7 @@ from kubectl_machinepool.commands.common import (
     access_options,
     build_access,
     build_output,
+    echo,
     input_options,
     load_description,
     output_options,
@@ -95,9 +96,9 @@ def describe_command(**params: Any) -> None:
             no_headers=output.no_headers,
             findings=tuple(findings),
         )
-        click.echo(render_tree(description, opts), nl=False, color=output.color)
+        echo(render_tree(description, opts), nl=False, color=output.color)
     elif output.format != "tree":
         # Scripts get a document even when nothing matched.
         document = describe_document(description, findings)
-        click.echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+        echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
     report_missing(description, loaded.selection, loaded.namespace)

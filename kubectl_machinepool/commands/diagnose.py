@@ -15,6 +15,7 @@ from kubectl_machinepool.commands.common import (
     access_options,
     build_access,
     build_output,
+    echo,
     input_options,
     load_description,
     output_options,
@@ -139,10 +140,10 @@ def diagnose_command(**params: Any) -> None:
     )
     if output.format == "text":
         if loaded.description.clusters:
-            click.echo(render_diagnosis(view), nl=False, color=output.color)
+            echo(render_diagnosis(view), nl=False, color=output.color)
     else:
         document = diagnosis_document(view)
-        click.echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+        echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
     report_missing(loaded.description, loaded.selection, loaded.namespace)
     if params["fail_on"]:
         floor = Severity.WARNING if params["fail_on"] == "warning" else Severity.ERROR
@@ -165,7 +166,7 @@ def explain_command(code: str | None, list_all: bool) -> None:
       kubectl machinepool explain --list
     """
     if list_all or not code:
-        click.echo(explain_list(RULES), nl=False)
+        echo(explain_list(RULES), nl=False)
         return
     wanted = code.strip().upper()
     rule = BY_CODE.get(wanted) or next((r for r in RULES if r.rule.upper() == wanted), None)
@@ -173,4 +174,4 @@ def explain_command(code: str | None, list_all: bool) -> None:
         raise NotFoundError(
             f"no rule {code}", hint="kubectl machinepool explain --list shows them all"
         )
-    click.echo(explain(rule), nl=False)
+    echo(explain(rule), nl=False)

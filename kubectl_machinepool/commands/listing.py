@@ -13,6 +13,7 @@ from kubectl_machinepool.commands.common import (
     access_options,
     build_access,
     build_output,
+    echo,
     input_options,
     output_options,
     parse_now,
@@ -79,7 +80,7 @@ def list_command(**params: Any) -> None:
     pools = machine_pools(snapshot)
     if not pools and output.format in ("table", "wide", "name"):
         where = f" in {namespace} namespace" if namespace else ""
-        click.echo(f"No resources found{where}.", err=True)
+        echo(f"No resources found{where}.", err=True)
         return
     view = ListView(
         pools=pools,
@@ -88,4 +89,4 @@ def list_command(**params: Any) -> None:
         all_namespaces=namespace is None,
         no_headers=output.no_headers,
     )
-    click.echo(LIST_FORMATS[output.format](view), nl=False, color=output.color)
+    echo(LIST_FORMATS[output.format](view), nl=False, color=output.color)

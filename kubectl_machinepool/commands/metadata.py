@@ -12,6 +12,7 @@ from kubectl_machinepool.commands.common import (
     access_options,
     build_access,
     build_output,
+    echo,
     input_options,
     load_description,
     output_options,
@@ -81,10 +82,8 @@ def diff_metadata_command(**params: Any) -> None:
     ]
     if output.format == "text":
         if results:
-            click.echo(
-                render_propagation(results, Palette(output.color)), nl=False, color=output.color
-            )
+            echo(render_propagation(results, Palette(output.color)), nl=False, color=output.color)
     else:
         document = propagation_document(results)
-        click.echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+        echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
     report_missing(loaded.description, loaded.selection, loaded.namespace)

@@ -6,13 +6,14 @@ import textwrap
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.deleteplan import Level, Mode, Plan
+from kubectl_machinepool.safetext import escape
 
 WIDTH = 100
 
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:
     return textwrap.wrap(
-        text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+        escape(text), WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
     ) or [first.rstrip()]
 
 
@@ -36,8 +37,8 @@ def render_plan(plan: Plan, palette: Palette) -> str:
         where.append(instance.provider_id)
     infra = f"{pool.infra.kind}" if pool.infra else "infra pool unread"
     lines = [
-        f"{verb} {target.name}" + (f" ({', '.join(where)})" if where else ""),
-        f"  of MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}, {infra})",
+        escape(f"{verb} {target.name}" + (f" ({', '.join(where)})" if where else "")),
+        escape(f"  of MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}, {infra})"),
         "",
         "Checks:",
     ]

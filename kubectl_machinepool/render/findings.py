@@ -13,6 +13,7 @@ from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thre
 from kubectl_machinepool.diagnostics.core import Rule
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
 from kubectl_machinepool.render.table import table
+from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.timeutil import format_time
 
 WIDTH = 100
@@ -39,7 +40,7 @@ def severity_label(severity: Severity, palette: Palette) -> str:
 
 def _wrapped(text: str, first: str, rest: str) -> list[str]:
     lines = textwrap.wrap(
-        text,
+        escape(text),
         WIDTH,
         initial_indent=first,
         subsequent_indent=rest,
@@ -80,7 +81,7 @@ def render_diagnosis(view: DiagnosisView) -> str:
         for pool in cluster.pools:
             mp = pool.pool
             mine = [f for f in view.findings if (f.namespace, f.pool) == (mp.namespace, mp.name)]
-            title = f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})"
+            title = escape(f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})")
             out.append(title + ("" if mine else ": no findings"))
             for finding in mine:
                 out += finding_lines(finding, view.palette)
@@ -92,7 +93,7 @@ def render_diagnosis(view: DiagnosisView) -> str:
             if (f.namespace, f.cluster) == (cluster.namespace, cluster.name) and not f.pool
         ]
         if general:
-            out.append(f"Cluster {cluster.namespace}/{cluster.name}")
+            out.append(escape(f"Cluster {cluster.namespace}/{cluster.name}"))
             for finding in general:
                 out += finding_lines(finding, view.palette)
             out.append("")

@@ -12,6 +12,7 @@ from kubectl_machinepool.humanize import age
 from kubectl_machinepool.model import MachinePool
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, pool_summary, to_json, to_yaml
 from kubectl_machinepool.render.table import table
+from kubectl_machinepool.safetext import escape
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,11 +25,11 @@ class ListView:
 
 
 def _or_none(value: object) -> str:
-    return "<none>" if value is None or value == "" else str(value)
+    return "<none>" if value is None or value == "" else escape(str(value))
 
 
 def _phase(pool: MachinePool, palette: Palette) -> str:
-    phase = pool.phase or "<none>"
+    phase = escape(pool.phase or "<none>")
     if pool.phase == "Running":
         return palette.good(phase)
     if pool.phase in ("Failed", "Deleting", "Unknown"):
@@ -45,7 +46,7 @@ def _list_row(pool: MachinePool, view: ListView, wide: bool) -> list[str]:
     if pool.desired is not None and pool.ready != pool.desired:
         ready = view.palette.warn(ready)
     row = [
-        pool.name,
+        escape(pool.name),
         _or_none(pool.cluster),
         "<unset>" if pool.desired is None else str(pool.desired),
         str(pool.current),
@@ -59,10 +60,10 @@ def _list_row(pool: MachinePool, view: ListView, wide: bool) -> list[str]:
     ]
     if wide:
         row += [
-            ",".join(pool.failure_domains) or "<none>",
+            escape(",".join(pool.failure_domains)) or "<none>",
             _or_none(pool.bootstrap_ref and pool.bootstrap_ref.kind),
         ]
-    return [pool.namespace, *row] if view.all_namespaces else row
+    return [escape(pool.namespace), *row] if view.all_namespaces else row
 
 
 LIST_COLUMNS = [
@@ -98,7 +99,7 @@ def list_document(view: ListView) -> dict[str, Any]:
 
 
 def list_names(view: ListView) -> str:
-    return "".join(f"machinepool.cluster.x-k8s.io/{pool.name}\n" for pool in view.pools)
+    return "".join(f"machinepool.cluster.x-k8s.io/{escape(pool.name)}\n" for pool in view.pools)
 
 
 LIST_FORMATS: dict[str, Callable[[ListView], str]] = {

@@ -10,6 +10,7 @@ from typing import Any
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.propagation import Arrival, KeyReport, PoolPropagation
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
+from kubectl_machinepool.safetext import escape
 
 
 def _plural(count: int, word: str) -> str:
@@ -23,11 +24,13 @@ def _present(arrivals: Sequence[Arrival]) -> str:
 
 
 def _value(value: str | None) -> str:
-    return '""' if value == "" else json.dumps(value) if value and " " in value else str(value)
+    if value == "":
+        return '""'
+    return json.dumps(value) if value and " " in value else escape(str(value))
 
 
 def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
-    lines = [f"  {report.kind} {report.key}={_value(report.value)}"]
+    lines = [f"  {report.kind} {escape(report.key)}={_value(report.value)}"]
     everything = (*report.machines, *report.nodes)
     present = _present(everything)
     if present:
@@ -35,10 +38,11 @@ def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
     mark: dict[str, Callable[[str], str]] = {"missing": palette.bad, "different": palette.warn}
     for arrival in everything:
         if arrival.state == "missing":
-            lines.append(f"    {mark['missing']('-')} {arrival.target}: missing")
+            lines.append(f"    {mark['missing']('-')} {escape(arrival.target)}: missing")
         elif arrival.state == "different":
             lines.append(
-                f"    {mark['different']('~')} {arrival.target}: has {_value(arrival.actual)}"
+                f"    {mark['different']('~')} {escape(arrival.target)}: "
+                f"has {_value(arrival.actual)}"
             )
     if report.never_reason:
         anyway = [a.target for a in report.nodes if a.actual is not None]
@@ -46,7 +50,11 @@ def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
         if anyway:
             line += f" ({_plural(len(anyway), 'Node')} carry it anyway, set outside Cluster API)"
         lines += textwrap.wrap(
-            line, 100, initial_indent="    · ", subsequent_indent="      ", break_on_hyphens=False
+            escape(line),
+            100,
+            initial_indent="    · ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
         )
     if not everything:
         lines.append("    (the pool has no Machines or Nodes to compare)")
@@ -58,15 +66,19 @@ def render_propagation(pools: Sequence[PoolPropagation], palette: Palette) -> st
     for result in pools:
         mp = result.pool.pool
         machines = sum(1 for i in result.pool.instances if i.machine)
-        nodes = sum(1 for i in result.pool.instances if i.node and i.listed)
-        kind = (
-            "with MachinePool Machines"
-            if result.pool.uses_machines
-            else "without MachinePool Machines"
-        )
+        nodes = sum(1 for i in result.pool.instances if i.listed and i.node)
+        found = f"{_plural(machines, 'Machine')}, {_plural(nodes, 'Node')}"
+        has = machine_pool_machines(result)
+        if has is None:
+            # Without the infra pool nothing says whether Machines exist: claim neither.
+            kind, found = (
+                "MachinePool Machines unknown (the infra pool is not readable)",
+                (_plural(nodes, "Node")),
+            )
+        else:
+            kind = "with MachinePool Machines" if has else "without MachinePool Machines"
         out.append(
-            f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}), {kind}: "
-            f"{_plural(machines, 'Machine')}, {_plural(nodes, 'Node')}"
+            escape(f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}), {kind}: ") + found
         )
         rules = result.rules
         extra = ", ".join(
@@ -75,20 +87,25 @@ def render_propagation(pools: Sequence[PoolPropagation], palette: Palette) -> st
                 *(f"annotation ~ {r}" for r in rules.annotations),
             ]
         )
-        out.append(f"  extra sync regexes: {extra or 'none'} ({rules.source})")
+        out.append(escape(f"  extra sync regexes: {extra or 'none'} ({rules.source})"))
         if not result.keys:
             out.append("  the template has no labels or annotations of its own")
         for report in result.keys:
             out += _key_lines(report, palette)
         for left in result.leftovers:
             value = "" if left.value is None else f"={_value(left.value)}"
-            where = f"{left.kind} {left.key}{value} on Node {left.node}"
+            where = escape(f"{left.kind} {left.key}") + value + escape(f" on Node {left.node}")
             out.append(
                 f"  {palette.warn('!')} {where}: put there by Cluster API, not in the template now"
             )
-        out.append(f"  {result.summary}")
+        out.append(f"  {escape(result.summary)}")
         out.append("")
     return "\n".join(out)
+
+
+def machine_pool_machines(result: PoolPropagation) -> bool | None:
+    """True, False, or None when the infra pool could not be read (README's promise)."""
+    return True if result.pool.uses_machines else result.pool.pool.has_machines
 
 
 def _arrival(a: Arrival) -> dict[str, Any]:
@@ -104,7 +121,7 @@ def propagation_document(pools: Sequence[PoolPropagation]) -> dict[str, Any]:
                 "namespace": r.pool.pool.namespace,
                 "name": r.pool.pool.name,
                 "cluster": r.pool.pool.cluster,
-                "machinePoolMachines": r.pool.uses_machines,
+                "machinePoolMachines": machine_pool_machines(r),
                 "syncRules": {
                     "labels": list(r.rules.labels),
                     "annotations": list(r.rules.annotations),

@@ -27,6 +27,7 @@ from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.table import table
+from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 
 COLUMNS = [
@@ -84,6 +85,8 @@ class Row:
     bad_message: bool = False
     # A --show-conditions row: the condition's name is the row's name.
     is_condition: bool = False
+    # A folded group of healthy instances: its name ends in the check mark.
+    checked: bool = False
     children: list[Row] = field(default_factory=list)
 
 
@@ -219,17 +222,17 @@ def group_row(
     )
     more = ", ..." if len(names) > 2 else ""
     plural = what if len(instances) == 1 else f"{what}s"
-    mark = f" {opts.palette.good(opts.glyphs.ok)}" if checked else ""
     available = sum(
         1 for i in instances if i.node and node_available(i.node, min_ready_seconds, opts.now)
     )
     total = len(instances)
     return Row(
-        f"{total} {plural}{mark}",
+        f"{total} {plural}",
         ready=f"{total}/{total}" if checked else "",
         available=f"{available}/{total}" if checked else "",
         version=",".join(versions),
         message=f"See {', '.join(names[:2])}{more}",
+        checked=checked,
     )
 
 
@@ -299,37 +302,40 @@ def cluster_row(cluster: ClusterDescription, opts: TreeOptions) -> Row:
 def _status(cond: Condition | None, palette: Palette) -> str:
     if cond is None:
         return ""
+    status = escape(cond.status)
     if cond.good:
-        return palette.good(cond.status)
+        return palette.good(status)
     if cond.status == "Unknown" or cond.severity in ("Info", "Warning"):
-        return palette.warn(cond.status)
-    return palette.bad(cond.status)
+        return palette.warn(status)
+    return palette.bad(status)
 
 
 def _condition_name(cond: Condition | None) -> str:
     if cond is None:
         return ""
-    return f"{cond.type} (v1beta1)" if cond.legacy else cond.type
+    return escape(f"{cond.type} (v1beta1)" if cond.legacy else cond.type)
 
 
 def _draw(row: Row, lead: str, stem: str, opts: TreeOptions, out: list[list[str]]) -> None:
     """Append the row and its descendants; lead is this row's prefix, stem its children's."""
     cond, palette = row.condition, opts.palette
+    # Cluster text is escaped before it is measured, wrapped or painted.
     wrapped = textwrap.wrap(
-        row.message, MESSAGE_WIDTH, break_long_words=False, break_on_hyphens=False
+        escape(row.message), MESSAGE_WIDTH, break_long_words=False, break_on_hyphens=False
     ) or [""]
     paint: Callable[[str], str] = palette.bad if row.bad_message else (lambda text: text)
     since = _since(cond.since, opts.now) if cond else ""
-    reason = cond.reason if cond else ""
+    reason = escape(cond.reason) if cond else ""
     status = _status(cond, palette)
     first = paint(wrapped[0])
+    mark = f" {palette.good(opts.glyphs.ok)}" if row.checked else ""
     out.append(
         [
-            lead + row.name,
-            row.ready,
-            row.available,
-            row.phase,
-            row.version,
+            lead + escape(row.name) + mark,
+            escape(row.ready),
+            escape(row.available),
+            escape(row.phase),
+            escape(row.version),
             "" if row.is_condition else _condition_name(cond),
             status,
             reason,
@@ -361,7 +367,9 @@ def tree_table(roots: list[Row], opts: TreeOptions) -> str:
 def _field(label: str, value: str) -> list[str]:
     """`  Label:   value`, wrapped under the value; an empty label continues the field above."""
     width = 100 - LABEL_WIDTH - 2
-    lines = textwrap.wrap(value, width, break_long_words=False, break_on_hyphens=False) or [""]
+    lines = textwrap.wrap(escape(value), width, break_long_words=False, break_on_hyphens=False) or [
+        ""
+    ]
     head = f"  {label + ':' if label else '':<{LABEL_WIDTH}}{lines[0]}"
     return [head, *(f"  {'':<{LABEL_WIDTH}}{line}" for line in lines[1:])]
 
@@ -435,7 +443,7 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
         "no" if mp.deleting_since is None else f"for {human_duration(opts.now - mp.deleting_since)}"
     )
     verdict = pool.deletion
-    lines = [f"MachinePool {mp.namespace}/{mp.name}"]
+    lines = [escape(f"MachinePool {mp.namespace}/{mp.name}")]
     lines += _field("Cluster", mp.cluster)
     lines += _field("Infrastructure", _infrastructure(pool))
     lines += _field(
