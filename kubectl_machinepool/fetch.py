@@ -11,15 +11,16 @@ from collections.abc import Iterable
 
 import yaml
 
+from kubectl_machinepool.connection import connection_from_dict, load_connection
 from kubectl_machinepool.deleteplan import Disruption, disruption_of
 from kubectl_machinepool.description import Selection, selected
 from kubectl_machinepool.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.kube import Kube, Resource
-from kubectl_machinepool.kubeconfig import connection_from_dict, load_connection
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes, group_of
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
 PODS = Resource("", "v1", "Pod", "pods")
@@ -147,18 +148,18 @@ def _machines(reads: _Reads, infra: list[RawObject], namespace: str | None) -> l
     return found
 
 
-def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> dict[str, object]:
+def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> object:
     name = f"{cluster}-kubeconfig"
     secret = kube.request("GET", f"/api/v1/namespaces/{namespace}/secrets/{name}")
+    value = dig(secret, "data", "value")
     try:
-        config = yaml.safe_load(base64.b64decode((secret.get("data") or {})["value"]))
-    except (KeyError, ValueError, yaml.YAMLError) as err:
+        if not isinstance(value, str):
+            raise TypeError(value)
+        return yaml.load(base64.b64decode(value, validate=True), Loader=_Loader)
+    except (TypeError, ValueError, yaml.YAMLError, RecursionError) as err:
         raise MachinePoolError(
             f"Secret {namespace}/{name} holds no kubeconfig under key value"
         ) from err
-    if not isinstance(config, dict):
-        raise MachinePoolError(f"Secret {namespace}/{name} holds no kubeconfig under key value")
-    return config
 
 
 def _token_secrets(workload: Kube) -> tuple[str, ...] | None:

@@ -22,7 +22,7 @@ from kubectl_machinepool.errors import (
     NotFoundError,
     UnreachableError,
 )
-from kubectl_machinepool.kubeconfig import Connection, load_connection
+from kubectl_machinepool.connection import Connection, load_connection
 from kubectl_machinepool.options import AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 

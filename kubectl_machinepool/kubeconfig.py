@@ -1,25 +1,25 @@
-"""Find the management cluster the way kubectl does.
+"""Kubeconfig documents, read and checked the way kubectl reads them, before anything uses them.
 
-Rules (kubectl's, not the Python client's `load_config()`):
+Which files (kubectl's rules, not the Python client's `load_config()`):
   --kubeconfig FILE      exactly that file, which must exist;
   else $KUBECONFIG       a path list, merged: the first file to name a cluster/context/user wins,
-                         and the first file that sets current-context wins (the 37.x client's
-                         merger lets the last one win, so we pick it ourselves);
-  else ~/.kube/config    when it exists;
-  else in-cluster        only when there is no kubeconfig at all and the pod environment is set.
-Exec credential plugins, tokens, client certificates and auth-providers are handled by the
-client's KubeConfigLoader, which never writes refreshed tokens back here (no persister).
+                         and the first file that sets current-context wins;
+  else ~/.kube/config    when it exists.
+
+Every document is validated and normalised into the frozen entries below: names are strings,
+flags are booleans, data fields are base64, each entry's fields have the types kubectl's Go
+structs give them (kubectl refuses a file that does not fit). Duplicated names are refused, as
+kubectl does. Nothing downstream ever sees the raw document, so a value that only looks like a
+name (`1`, `true`, `null`) can never select a different entry than the one that was checked.
 """
 
 from __future__ import annotations
 
 import base64
-import copy
-import logging
+import binascii
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,21 +27,62 @@ import yaml
 
 from kubectl_machinepool.errors import ConfigError
 
-SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+
+@dataclass(frozen=True)
+class ClusterEntry:
+    server: str
+    ca_data: bytes | None = None
+    ca_file: str | None = None
+    insecure: bool = False
+    tls_server_name: str | None = None
+    proxy_url: str | None = None
 
 
 @dataclass(frozen=True)
-class Connection:
-    """A ready client configuration and what kubectl would print about it."""
+class ExecConfig:
+    """An exec credential plugin, as kubectl runs it."""
 
-    configuration: Any  # kubernetes.client.Configuration
-    context: str | None  # None when running in-cluster
-    namespace: str
-    server: str
-    # Anonymous in-memory files holding credentials; closed with the connection.
-    held_files: tuple[int, ...] = ()
-    # Impersonate-* headers from the kubeconfig user's as/as-groups, as kubectl sends them.
-    headers: tuple[tuple[str, str], ...] = ()
+    command: str
+    api_version: str
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    provide_cluster_info: bool = False
+    interactive_mode: str = "IfAvailable"
+    # Where a relative command is found: the directory of the kubeconfig that names it.
+    directory: str | None = None
+
+
+@dataclass(frozen=True)
+class UserEntry:
+    token: str | None = None
+    token_file: str | None = None
+    cert_data: bytes | None = None
+    cert_file: str | None = None
+    key_data: bytes | None = None
+    key_file: str | None = None
+    username: str | None = None
+    password: str | None = None
+    exec: ExecConfig | None = None
+    auth_provider: str | None = None
+    auth_provider_config: tuple[tuple[str, str], ...] = ()
+    # kubectl's as/as-groups/as-uid/as-user-extra, as the Impersonate-* headers it sends.
+    impersonation: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ContextEntry:
+    cluster: str
+    user: str
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
+class Kubeconfig:
+    clusters: Mapping[str, ClusterEntry] = field(default_factory=dict)
+    users: Mapping[str, UserEntry] = field(default_factory=dict)
+    contexts: Mapping[str, ContextEntry] = field(default_factory=dict)
+    current_context: str | None = None
+    source: str = ""
 
 
 def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
@@ -60,246 +101,238 @@ def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
     return [home] if home.is_file() else []
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+def _read_yaml(path: Path) -> Any:
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read kubeconfig {path}: {err}") from err
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"kubeconfig {path} is not a kubeconfig (expected a mapping)")
-    return data
+        return yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as err:
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ConfigError(f"cannot read kubeconfig {path}: {reason}") from err
+
+
+def read_files(paths: list[Path]) -> Kubeconfig:
+    """The files merged the way kubectl merges them; relative paths are each file's own."""
+    merged = Kubeconfig(source=os.pathsep.join(str(p) for p in paths))
+    for path in paths:
+        merged = _merge(merged, parse(_read_yaml(path), str(path), path.parent))
+    return merged
 
 
 def first_current_context(paths: list[Path]) -> str | None:
-    for path in paths:
-        current = _read_yaml(path).get("current-context")
-        if current:
-            return str(current)
-    return None
+    return read_files(paths).current_context
 
 
 def context_names(paths: list[Path]) -> list[tuple[str, str]]:
     """(context, its cluster) of every context in these files; the first file wins a name."""
-    found: dict[str, str] = {}
-    for path in paths:
-        for entry in _read_yaml(path).get("contexts") or []:
-            if isinstance(entry, dict) and entry.get("name"):
-                context = entry.get("context")
-                cluster = context.get("cluster", "") if isinstance(context, dict) else ""
-                found.setdefault(str(entry["name"]), str(cluster))
-    return sorted(found.items())
+    return sorted((name, c.cluster) for name, c in read_files(paths).contexts.items())
 
 
-def load_connection(
-    kubeconfig: str | None,
-    context: str | None,
-    env: Mapping[str, str] | None = None,
-    service_account_dir: Path = SERVICE_ACCOUNT_DIR,
-) -> Connection:
-    env = os.environ if env is None else env
-    paths = kubeconfig_paths(kubeconfig, env)
-    if paths:
-        return _from_kubeconfig(paths, context)
-    if env.get("KUBERNETES_SERVICE_HOST") and env.get("KUBERNETES_SERVICE_PORT"):
-        return _in_cluster(env, service_account_dir)
-    raise ConfigError(
-        "no kubeconfig found and not running in a cluster",
-        hint="set KUBECONFIG or pass --kubeconfig FILE",
+def _merge(first: Kubeconfig, later: Kubeconfig) -> Kubeconfig:
+    return Kubeconfig(
+        {**later.clusters, **first.clusters},
+        {**later.users, **first.users},
+        {**later.contexts, **first.contexts},
+        first.current_context or later.current_context,
+        first.source,
     )
 
 
-def _from_kubeconfig(paths: list[Path], context: str | None) -> Connection:
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.kube_config import KubeConfigMerger
+# -- validation -------------------------------------------------------------------------------
 
-    where = os.pathsep.join(str(p) for p in paths)
-    for path in paths:
-        _read_yaml(path)  # each file must be a mapping before the client's merger sees it
-    try:
-        merged = KubeConfigMerger(where).config
-    except (ConfigException, OSError, yaml.YAMLError, TypeError, KeyError, AttributeError) as err:
-        raise ConfigError(f"cannot read kubeconfig {where}: {err}") from err
-    chosen = context or first_current_context(paths)
-    if not chosen:
-        raise ConfigError(
-            f"current-context is not set in {where}",
-            hint="pass --context NAME, or run: kubectl config use-context NAME",
+
+class _Where:
+    """Where in which document a value sits, for messages that point at it."""
+
+    def __init__(self, source: str, path: str = "") -> None:
+        self.source, self.path = source, path
+
+    def at(self, key: str | int) -> _Where:
+        step = f"[{key}]" if isinstance(key, int) else (f".{key}" if self.path else key)
+        return _Where(self.source, self.path + step)
+
+    def fail(self, expected: str) -> ConfigError:
+        return ConfigError(
+            f"kubeconfig {self.source} is invalid: {self.path or 'the document'} must be {expected}"
         )
-    return _connect(merged, chosen, where, base_path=None)
 
 
-def _plain(node: Any) -> Any:
-    """The dict or list inside the client's ConfigNode wrappers (or the value itself)."""
-    return node.value if hasattr(node, "safe_get") else node
+def _mapping(value: Any, where: _Where, *, optional: bool = True) -> dict[str, Any]:
+    if value is None and optional:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise where.fail("a mapping")
+    return value
 
 
-def _entry(config: Any, section: str, name: str) -> dict[str, Any]:
-    """The body of a named kubeconfig entry (a context, cluster or user), or {}."""
-    top = _plain(config)
-    entries = _plain(top.get(section)) if isinstance(top, dict) else None
-    for node in entries if isinstance(entries, list) else ():
-        item = _plain(node)
-        if isinstance(item, dict) and item.get("name") == name:
-            body = _plain(item.get(section[:-1]))
-            return dict(body) if isinstance(body, dict) else {}
-    return {}
+def _string(value: Any, where: _Where) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise where.fail("a string")
+    return value or None
 
 
-def _impersonation(user: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """kubectl's as/as-groups/as-uid/as-user-extra, as the Impersonate-* headers it sends."""
+def _boolean(value: Any, where: _Where) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise where.fail("true or false")
+    return value
+
+
+def _strings(value: Any, where: _Where) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise where.fail("a list of strings")
+    return tuple(value)
+
+
+def _data(value: Any, where: _Where) -> bytes | None:
+    text = _string(value, where)
+    if text is None:
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise where.fail("base64 data") from None
+
+
+def _file(value: Any, where: _Where, directory: Path | None) -> str | None:
+    text = _string(value, where)
+    if text is None or directory is None:
+        return text
+    return str((directory / Path(text).expanduser()).resolve())
+
+
+def _named(document: dict[str, Any], section: str, where: _Where) -> dict[str, dict[str, Any]]:
+    """A section's entries by name; each name a string, given once, as kubectl insists."""
+    entries = document.get(section)
+    if entries is None:
+        return {}
+    if not isinstance(entries, list):
+        raise where.at(section).fail("a list")
+    found: dict[str, dict[str, Any]] = {}
+    for index, raw in enumerate(entries):
+        here = where.at(section).at(index)
+        entry = _mapping(raw, here, optional=False)
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise here.at("name").fail("a non-empty string")
+        if name in found:
+            raise ConfigError(
+                f"kubeconfig {where.source} is invalid: {section} names {name!r} twice"
+            )
+        found[name] = _mapping(entry.get(section[:-1]), here.at(section[:-1]))
+    return found
+
+
+def _cluster(body: dict[str, Any], where: _Where, directory: Path | None) -> ClusterEntry:
+    return ClusterEntry(
+        server=_string(body.get("server"), where.at("server")) or "",
+        ca_data=_data(
+            body.get("certificate-authority-data"), where.at("certificate-authority-data")
+        ),
+        ca_file=_file(
+            body.get("certificate-authority"), where.at("certificate-authority"), directory
+        ),
+        insecure=_boolean(
+            body.get("insecure-skip-tls-verify"), where.at("insecure-skip-tls-verify")
+        ),
+        tls_server_name=_string(body.get("tls-server-name"), where.at("tls-server-name")),
+        proxy_url=_string(body.get("proxy-url"), where.at("proxy-url")),
+    )
+
+
+def _exec(value: Any, where: _Where, directory: Path | None) -> ExecConfig | None:
+    if value is None:
+        return None
+    body = _mapping(value, where, optional=False)
+    env = []
+    for index, item in enumerate(body.get("env") or []):
+        pair = _mapping(item, where.at("env").at(index), optional=False)
+        name = _string(pair.get("name"), where.at("env").at(index).at("name"))
+        if name is None:
+            raise where.at("env").at(index).at("name").fail("a non-empty string")
+        env.append((name, _string(pair.get("value"), where.at("env").at(index)) or ""))
+    return ExecConfig(
+        command=_string(body.get("command"), where.at("command")) or "",
+        api_version=_string(body.get("apiVersion"), where.at("apiVersion")) or "",
+        args=_strings(body.get("args"), where.at("args")),
+        env=tuple(env),
+        provide_cluster_info=_boolean(
+            body.get("provideClusterInfo"), where.at("provideClusterInfo")
+        ),
+        interactive_mode=_string(body.get("interactiveMode"), where.at("interactiveMode"))
+        or "IfAvailable",
+        directory=str(directory) if directory else None,
+    )
+
+
+def _impersonation(body: dict[str, Any], where: _Where) -> tuple[tuple[str, str], ...]:
     headers: list[tuple[str, str]] = []
-    if user.get("as"):
-        headers.append(("Impersonate-User", str(user["as"])))
-    headers += [("Impersonate-Group", str(g)) for g in user.get("as-groups") or ()]
-    if user.get("as-uid"):
-        headers.append(("Impersonate-Uid", str(user["as-uid"])))
-    for key, values in (user.get("as-user-extra") or {}).items():
-        headers += [(f"Impersonate-Extra-{key}", str(v)) for v in values or ()]
+    user = _string(body.get("as"), where.at("as"))
+    if user:
+        headers.append(("Impersonate-User", user))
+    headers += [
+        ("Impersonate-Group", g) for g in _strings(body.get("as-groups"), where.at("as-groups"))
+    ]
+    uid = _string(body.get("as-uid"), where.at("as-uid"))
+    if uid:
+        headers.append(("Impersonate-Uid", uid))
+    extra = _mapping(body.get("as-user-extra"), where.at("as-user-extra"))
+    for key, values in extra.items():
+        headers += [
+            (f"Impersonate-Extra-{key}", v)
+            for v in _strings(values, where.at("as-user-extra").at(key))
+        ]
     return tuple(headers)
 
 
-@contextmanager
-def _credential_errors() -> Iterator[list[str]]:
-    """The client logs a failing exec plugin and goes on without credentials; collect instead."""
-    errors: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            errors.append(record.getMessage())
-
-    root = logging.getLogger()
-    saved = root.handlers[:]
-    root.handlers = [Collect(logging.ERROR)]
-    try:
-        yield errors
-    finally:
-        root.handlers = saved
-
-
-def _connect(
-    config: Any, context: str, where: str, base_path: str | None, held: tuple[int, ...] = ()
-) -> Connection:
-    from kubernetes.client.configuration import Configuration
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.kube_config import KubeConfigLoader
-
-    context_body = _entry(config, "contexts", context)
-    if not context_body:
-        top = _plain(config)
-        entries = [_plain(c) for c in (top.get("contexts") or ())] if isinstance(top, dict) else []
-        names = [c.get("name") for c in entries if isinstance(c, dict)]
-        raise ConfigError(
-            f'context "{context}" does not exist in {where}',
-            hint=f"known contexts: {', '.join(sorted(str(n) for n in names if n)) or 'none'}",
-        )
-    user = _entry(config, "users", str(context_body.get("user", "")))
-    configuration = Configuration()
-    try:
-        with _credential_errors() as errors:
-            loader = KubeConfigLoader(
-                config_dict=config, active_context=context, config_base_path=base_path
-            )
-            loader.load_and_set(configuration)
-    except (ConfigException, TypeError, KeyError, AttributeError, ValueError) as err:
-        raise ConfigError(f'kubeconfig context "{context}" is unusable: {err}') from err
-    if errors and "exec" in user:
-        raise ConfigError(
-            f'getting credentials for context "{context}" failed: {errors[0]}'.splitlines()[0],
-            hint="run the credential plugin named in the kubeconfig by hand to see why",
-        )
-    if not configuration.host or configuration.host == "http://localhost":
-        raise ConfigError(f'kubeconfig context "{context}" names no cluster server in {where}')
-    namespace = context_body.get("namespace") or "default"
-    return Connection(
-        configuration, context, namespace, configuration.host, held, _impersonation(user)
+def _user(body: dict[str, Any], where: _Where, directory: Path | None) -> UserEntry:
+    provider = _mapping(body.get("auth-provider"), where.at("auth-provider"))
+    provider_config = _mapping(provider.get("config"), where.at("auth-provider").at("config"))
+    if "auth-provider" in body and not provider:
+        raise where.at("auth-provider").fail("a mapping with a name")
+    return UserEntry(
+        token=_string(body.get("token"), where.at("token")),
+        token_file=_file(body.get("tokenFile"), where.at("tokenFile"), directory),
+        cert_data=_data(body.get("client-certificate-data"), where.at("client-certificate-data")),
+        cert_file=_file(body.get("client-certificate"), where.at("client-certificate"), directory),
+        key_data=_data(body.get("client-key-data"), where.at("client-key-data")),
+        key_file=_file(body.get("client-key"), where.at("client-key"), directory),
+        username=_string(body.get("username"), where.at("username")),
+        password=_string(body.get("password"), where.at("password")),
+        exec=_exec(body.get("exec"), where.at("exec"), directory),
+        auth_provider=_string(provider.get("name"), where.at("auth-provider").at("name"))
+        or ("" if provider else None),
+        auth_provider_config=tuple(
+            (k, v) for k, v in provider_config.items() if isinstance(v, str)
+        ),
+        impersonation=_impersonation(body, where),
     )
 
 
-def _in_cluster(env: Mapping[str, str], service_account_dir: Path) -> Connection:
-    from kubernetes.client.configuration import Configuration
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.incluster_config import InClusterConfigLoader
-
-    configuration = Configuration()
-    try:
-        InClusterConfigLoader(
-            token_filename=str(service_account_dir / "token"),
-            cert_filename=str(service_account_dir / "ca.crt"),
-            environ=env,
-        ).load_and_set(configuration)
-    except ConfigException as err:
-        raise ConfigError(f"in-cluster configuration is unusable: {err}") from err
-    ns_file = service_account_dir / "namespace"
-    namespace = ns_file.read_text().strip() if ns_file.is_file() else "default"
-    return Connection(configuration, None, namespace or "default", configuration.host)
+def _context(body: dict[str, Any], where: _Where) -> ContextEntry:
+    return ContextEntry(
+        cluster=_string(body.get("cluster"), where.at("cluster")) or "",
+        user=_string(body.get("user"), where.at("user")) or "",
+        namespace=_string(body.get("namespace"), where.at("namespace")),
+    )
 
 
-# kubeconfig fields whose data the client would otherwise copy into temporary files on disk.
-_DATA_FIELDS = {
-    "clusters": ("cluster", {"certificate-authority-data": "certificate-authority"}),
-    "users": (
-        "user",
-        {"client-certificate-data": "client-certificate", "client-key-data": "client-key"},
-    ),
-}
-
-
-def _in_memory_files(config: dict[str, Any], held: list[int]) -> dict[str, Any]:
-    """Move certificate data into memfd files, so the Python client reads but never writes them."""
-    config = copy.deepcopy(config)
-    for section, (inner, fields) in _DATA_FIELDS.items():
-        entries = config.get(section)
-        for entry in entries if isinstance(entries, list) else ():
-            body = entry.get(inner) if isinstance(entry, dict) else None
-            if not isinstance(body, dict):
-                continue  # malformed: the client's own parsing reports it as a ConfigError
-            for data_key, file_key in fields.items():
-                if body.get(data_key):
-                    fd = os.memfd_create(file_key, 0)
-                    held.append(fd)
-                    os.write(fd, base64.b64decode(body.pop(data_key)))
-                    body[file_key] = f"/proc/self/fd/{fd}"
-    return config
-
-
-# What a Secret's kubeconfig may not ask for: running commands or reading local files. Anyone
-# who can write Secrets in the namespace would otherwise act on the operator's machine.
-_UNSAFE_USER_KEYS = ("exec", "auth-provider", "tokenFile", "client-certificate", "client-key")
-_UNSAFE_CLUSTER_KEYS = ("certificate-authority",)
-
-
-def _refuse_unsafe(config: dict[str, Any], context: str, source: str) -> None:
-    context_body = _entry(config, "contexts", context)
-    user = _entry(config, "users", str(context_body.get("user", "")))
-    cluster = _entry(config, "clusters", str(context_body.get("cluster", "")))
-    unsafe = [k for k in _UNSAFE_USER_KEYS if k in user] + [
-        k for k in _UNSAFE_CLUSTER_KEYS if k in cluster
-    ]
-    if unsafe:
-        raise ConfigError(
-            f"the kubeconfig in {source} uses {', '.join(unsafe)}; from a Secret only inline "
-            "credentials are used",
-            hint="pass --workload-kubeconfig FILE with a kubeconfig you trust",
-        )
-
-
-def connection_from_dict(config: dict[str, Any], source: str) -> Connection:
-    """A connection from a kubeconfig held in memory (a workload cluster's Secret).
-
-    Only inline credentials are accepted. On Linux they stay in memory (memfd); elsewhere the
-    client's own temporary files, removed at exit, are the only copy.
-    """
-    context = str(config.get("current-context") or "")
-    _refuse_unsafe(config, context, source)
-    held: list[int] = []
-    try:
-        prepared = _in_memory_files(config, held) if hasattr(os, "memfd_create") else config
-        return _connect(prepared, context, source, base_path="", held=tuple(held))
-    except (ConfigError, ValueError, TypeError) as err:
-        for fd in held:
-            os.close(fd)
-        if isinstance(err, ConfigError):
-            raise
-        raise ConfigError(f"the kubeconfig in {source} is unusable: {err}") from err
+def parse(document: Any, source: str, directory: Path | None) -> Kubeconfig:
+    """A validated kubeconfig; file paths resolve against directory (None: kept as written)."""
+    where = _Where(source)
+    if document is not None and not isinstance(document, dict):
+        raise ConfigError(f"kubeconfig {source} is not a kubeconfig (expected a mapping)")
+    doc = _mapping(document, where)
+    clusters = _named(doc, "clusters", where)
+    users = _named(doc, "users", where)
+    contexts = _named(doc, "contexts", where)
+    return Kubeconfig(
+        {n: _cluster(b, where.at("clusters").at(n), directory) for n, b in clusters.items()},
+        {n: _user(b, where.at("users").at(n), directory) for n, b in users.items()},
+        {n: _context(b, where.at("contexts").at(n)) for n, b in contexts.items()},
+        _string(doc.get("current-context"), where.at("current-context")),
+        source,
+    )

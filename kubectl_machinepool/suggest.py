@@ -19,9 +19,10 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
+from kubectl_machinepool.connection import load_connection
 from kubectl_machinepool.fields import dig, items, text
 from kubectl_machinepool.kube import Kube, Resource
-from kubectl_machinepool.kubeconfig import context_names, kubeconfig_paths, load_connection
+from kubectl_machinepool.kubeconfig import context_names, kubeconfig_paths
 from kubectl_machinepool.poolname import POOL_NAME_LABEL, pool_label_value
 from kubectl_machinepool.snapshot import CAPI_GROUP
 

@@ -13,10 +13,10 @@ import yaml
 from support.objects import list_scenario
 from support.run import run_cli
 
+from kubectl_machinepool.connection import load_connection
 from kubectl_machinepool.errors import NotFoundError
 from kubectl_machinepool.fetch import read_pools
 from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.kubeconfig import load_connection
 from kubectl_machinepool.options import AccessOptions
 
 MACHINEPOOLS = {

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kubectl_machinepool.connection import load_connection
 from kubectl_machinepool.errors import ConfigError
-from kubectl_machinepool.kubeconfig import load_connection
 
 
 def kubeconfig(
@@ -234,7 +234,7 @@ def test_impersonation_becomes_kubectls_headers(tmp_path: Path) -> None:
 def test_a_secrets_kubeconfig_may_not_run_commands_or_read_files(
     tmp_path: Path, user: dict, cluster: dict, what: str
 ) -> None:
-    from kubectl_machinepool.kubeconfig import connection_from_dict
+    from kubectl_machinepool.connection import connection_from_dict
 
     config = {
         "apiVersion": "v1",
@@ -253,7 +253,7 @@ def test_a_secrets_kubeconfig_may_not_run_commands_or_read_files(
 
 @pytest.mark.parametrize("broken", [{"clusters": 5}, {"users": "x"}, {"contexts": [7]}])
 def test_a_malformed_secret_kubeconfig_is_a_config_error(broken: dict) -> None:
-    from kubectl_machinepool.kubeconfig import connection_from_dict
+    from kubectl_machinepool.connection import connection_from_dict
 
     config = {
         "clusters": [{"name": "w", "cluster": {"server": "https://w:6443"}}],
@@ -264,3 +264,149 @@ def test_a_malformed_secret_kubeconfig_is_a_config_error(broken: dict) -> None:
     }
     with pytest.raises(ConfigError):
         connection_from_dict(config, "Secret ns/w-kubeconfig")
+
+
+def _secret_yaml(user_name: str, user_body: str, extra_users: str = "") -> str:
+    """A Secret's kubeconfig as YAML text, so names keep the types YAML gives them."""
+    return f"""
+apiVersion: v1
+clusters:
+- name: w
+  cluster: {{server: "https://w.example:6443"}}
+users:
+- name: safe
+  user: {{token: harmless}}
+- name: {user_name}
+  user: {user_body}
+{extra_users}
+contexts:
+- name: w
+  context: {{cluster: w, user: {user_name}}}
+current-context: w
+"""
+
+
+@pytest.mark.parametrize("name", ["1", "true", "1.5", "null", "~", "[a]", "{a: 1}"])
+def test_a_secret_user_whose_name_is_not_a_string_never_runs_its_plugin(
+    tmp_path: Path, name: str
+) -> None:
+    """The check and the connection must read the same entry: a name YAML types as a number,
+    a boolean or null is refused outright, as kubectl refuses it."""
+    from kubectl_machinepool.connection import connection_from_dict
+
+    marker = tmp_path / "ran"
+    body = f'{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: touch, args: ["{marker}"]}}}}'
+    with pytest.raises(ConfigError):
+        connection_from_dict(yaml.safe_load(_secret_yaml(name, body)), "Secret ns/w-kubeconfig")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("name", ["1", "true", "1.5"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "{tokenFile: /etc/hostname}",
+        "{client-certificate: /etc/hostname, client-key: /etc/hostname}",
+    ],
+)
+def test_a_secret_may_not_read_files_under_any_name(name: str, body: str) -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    with pytest.raises(ConfigError):
+        connection_from_dict(yaml.safe_load(_secret_yaml(name, body)), "Secret ns/w-kubeconfig")
+
+
+def test_a_secret_cluster_with_a_non_string_name_cannot_smuggle_a_ca_path() -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
+    document["clusters"] = [
+        {"name": 1, "cluster": {"server": "https://w:6443", "certificate-authority": "/etc/x"}}
+    ]
+    document["contexts"][0]["context"]["cluster"] = 1
+    with pytest.raises(ConfigError):
+        connection_from_dict(document, "Secret ns/w-kubeconfig")
+
+
+def test_duplicate_names_are_refused_like_kubectl() -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    twice = "- name: u\n  user: {exec: {command: touch}}"
+    with pytest.raises(ConfigError, match="names 'u' twice"):
+        connection_from_dict(
+            yaml.safe_load(_secret_yaml("u", "{token: t}", twice)), "Secret ns/w-kubeconfig"
+        )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("server", 5),
+        ("insecure-skip-tls-verify", "true"),
+        ("certificate-authority-data", "not base64!"),
+        ("server", "ftp://w:21"),
+        ("server", "https://w:99999"),
+    ],
+)
+def test_a_secret_cluster_field_of_the_wrong_type_is_refused(field: str, value: object) -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
+    document["clusters"][0]["cluster"][field] = value
+    with pytest.raises(ConfigError):
+        connection_from_dict(document, "Secret ns/w-kubeconfig")
+
+
+def test_a_token_ending_in_a_newline_is_used_without_it() -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    document = yaml.safe_load(_secret_yaml("u", '{token: "s3cr3t-token\\n"}'))
+    conn = connection_from_dict(document, "Secret ns/w-kubeconfig")
+    assert conn.configuration.api_key["BearerToken"] == "Bearer s3cr3t-token"
+
+
+@pytest.mark.parametrize("token", ["abc\ndef", "abc def", "abc\x1b[2Jdef", ""])
+def test_a_token_that_is_not_one_word_is_refused_without_repeating_it(token: str) -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    document = yaml.safe_load(_secret_yaml("u", "{token: x}"))
+    document["users"][1]["user"]["token"] = token + " "
+    with pytest.raises(ConfigError) as err:
+        connection_from_dict(document, "Secret ns/w-kubeconfig")
+    if token:
+        assert token not in err.value.message
+
+
+def test_a_password_in_the_server_url_is_never_kept() -> None:
+    from kubectl_machinepool.connection import connection_from_dict
+
+    document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
+    document["clusters"][0]["cluster"]["server"] = "https://admin:hunter2@w.example:6443/"
+    conn = connection_from_dict(document, "Secret ns/w-kubeconfig")
+    assert conn.server == conn.configuration.host == "https://w.example:6443"
+
+
+def test_inline_key_data_never_becomes_a_file(tmp_path: Path, monkeypatch) -> None:
+    """The client library would write client-key-data to $TMPDIR, where a kill leaves it."""
+    import base64
+    import tempfile
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
+    path = kubeconfig(tmp_path / "a.yaml", {"ctx": "https://a:6443"}, "ctx")
+    key = base64.b64encode(b"-----BEGIN PRIVATE KEY-----\nNOT-A-REAL-KEY\n").decode()
+    with_user(path, {"client-certificate-data": key, "client-key-data": key})
+    doc = yaml.safe_load(path.read_text())
+    doc["clusters"][0]["cluster"]["certificate-authority-data"] = key
+    path.write_text(yaml.safe_dump(doc))
+    conn = load_connection(str(path), None, env_with(tmp_path))
+    try:
+        assert list(temp.iterdir()) == []
+        assert conn.configuration.key_file.startswith("/proc/self/fd/")
+        assert Path(conn.configuration.key_file).read_bytes().startswith(b"-----BEGIN PRIVATE")
+        assert conn.configuration.ssl_ca_cert is None
+    finally:
+        for fd in conn.held_files:
+            os.close(fd)

@@ -1,0 +1,381 @@
+"""Connections to API servers, built only from validated kubeconfig entries (kubeconfig.py).
+
+The management cluster's kubeconfig is the user's own: its exec plugins, token files and
+certificate paths are used as kubectl uses them. A workload cluster's `<cluster>-kubeconfig`
+Secret is written by whoever may write Secrets in its namespace: from it only inline credentials
+are used (no command runs, no local file is read).
+
+Credentials never touch the disk: the CA goes into the TLS context as data, client certificates
+and keys into anonymous in-memory files (memfd) held for the connection's lifetime. The client
+library's kubeconfig loader, which writes them to temporary files that outlive a kill, is not used;
+of the library only its Configuration and transport are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from kubectl_machinepool.errors import ConfigError
+from kubectl_machinepool.kubeconfig import (
+    ClusterEntry,
+    ExecConfig,
+    Kubeconfig,
+    UserEntry,
+    kubeconfig_paths,
+    parse,
+    read_files,
+)
+from kubectl_machinepool.timeutil import parse_time
+
+SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+# Refresh an exec plugin's token this long before it expires, as client-go does.
+EXPIRY_MARGIN = timedelta(seconds=10)
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A ready client configuration and what kubectl would print about it."""
+
+    configuration: Any  # kubernetes.client.Configuration
+    context: str | None  # None when running in-cluster
+    namespace: str
+    # The server URL for messages: without any user info it carried.
+    server: str
+    # In-memory files holding credentials; closed with the connection.
+    held_files: tuple[int, ...] = ()
+    # Impersonate-* headers from the kubeconfig user's as/as-groups, as kubectl sends them.
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def load_connection(
+    kubeconfig: str | None,
+    context: str | None,
+    env: Mapping[str, str] | None = None,
+    service_account_dir: Path = SERVICE_ACCOUNT_DIR,
+) -> Connection:
+    """The management cluster: kubeconfig files as kubectl finds them, else in-cluster."""
+    env = os.environ if env is None else env
+    paths = kubeconfig_paths(kubeconfig, env)
+    if paths:
+        config = read_files(paths)
+        chosen = context or config.current_context
+        if not chosen:
+            raise ConfigError(
+                f"current-context is not set in {config.source}",
+                hint="pass --context NAME, or run: kubectl config use-context NAME",
+            )
+        return _connect(config, chosen, trusted=True)
+    if env.get("KUBERNETES_SERVICE_HOST") and env.get("KUBERNETES_SERVICE_PORT"):
+        return _in_cluster(env, service_account_dir)
+    raise ConfigError(
+        "no kubeconfig found and not running in a cluster",
+        hint="set KUBECONFIG or pass --kubeconfig FILE",
+    )
+
+
+def connection_from_dict(document: Any, source: str) -> Connection:
+    """A workload cluster's connection from the kubeconfig in its Secret: inline credentials
+    only, nothing run, nothing read from this machine."""
+    config = parse(document, source, directory=None)
+    if not config.current_context:
+        raise ConfigError(f"the kubeconfig in {source} sets no current-context")
+    return _connect(config, config.current_context, trusted=False)
+
+
+def _refuse_unsafe(cluster: ClusterEntry, user: UserEntry, source: str) -> None:
+    unsafe = [
+        key
+        for key, value in (
+            ("exec", user.exec),
+            ("auth-provider", user.auth_provider),
+            ("tokenFile", user.token_file),
+            ("client-certificate", user.cert_file),
+            ("client-key", user.key_file),
+            ("certificate-authority", cluster.ca_file),
+            ("proxy-url", cluster.proxy_url),
+        )
+        if value is not None
+    ]
+    if unsafe:
+        raise ConfigError(
+            f"the kubeconfig in {source} uses {', '.join(unsafe)}; from a Secret only inline "
+            "credentials are used",
+            hint="pass --workload-kubeconfig FILE with a kubeconfig you trust",
+        )
+
+
+def _server(url: str, context: str, source: str) -> str:
+    """The URL to connect to and to show: any user info in it dropped (it is never sent)."""
+    if not url:
+        raise ConfigError(f'kubeconfig context "{context}" names no cluster server in {source}')
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port  # a bad port raises here
+    except ValueError:
+        port, parts = -1, None
+    if parts is None or port == -1 or parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ConfigError(f'kubeconfig context "{context}" in {source} has no usable server URL')
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = host + (f":{port}" if port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _connect(config: Kubeconfig, context: str, *, trusted: bool) -> Connection:
+    from kubernetes.client.configuration import Configuration
+
+    entry = config.contexts.get(context)
+    if entry is None:
+        raise ConfigError(
+            f'context "{context}" does not exist in {config.source}',
+            hint=f"known contexts: {', '.join(sorted(config.contexts)) or 'none'}",
+        )
+    cluster = config.clusters.get(entry.cluster)
+    if cluster is None:
+        raise ConfigError(
+            f'kubeconfig context "{context}" names no cluster server in {config.source}'
+        )
+    user = config.users.get(entry.user, UserEntry())
+    if not trusted:
+        _refuse_unsafe(cluster, user, config.source)
+    host = _server(cluster.server, context, config.source)
+    configuration = Configuration()
+    configuration.host = host
+    configuration.verify_ssl = not cluster.insecure
+    if cluster.ca_data:
+        configuration.ca_cert_data = _ca_data(cluster.ca_data)
+    elif cluster.ca_file:
+        configuration.ssl_ca_cert = cluster.ca_file
+    configuration.tls_server_name = cluster.tls_server_name
+    configuration.proxy = cluster.proxy_url
+    held: list[int] = []
+    try:
+        _authenticate(
+            configuration, user, cluster=cluster, context=context, source=config.source, held=held
+        )
+    except BaseException:
+        for fd in held:
+            os.close(fd)
+        raise
+    namespace = entry.namespace or "default"
+    return Connection(configuration, context, namespace, host, tuple(held), user.impersonation)
+
+
+def _ca_data(data: bytes) -> str | bytes:
+    """PEM as text, DER as bytes: the forms the TLS context takes."""
+    try:
+        return data.decode("ascii")
+    except UnicodeDecodeError:
+        return data
+
+
+def _in_memory(name: str, data: bytes, held: list[int]) -> str:
+    """A path to data that exists only in this process's memory."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create(name, os.MFD_CLOEXEC)
+        path = f"/proc/self/fd/{fd}"
+    else:  # no memfd: a file unlinked at once, reachable only through the open descriptor
+        fd, temporary = tempfile.mkstemp(prefix="kubectl-machinepool-")
+        os.unlink(temporary)
+        path = f"/dev/fd/{fd}"
+    held.append(fd)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return path
+
+
+def _bearer(token: str, where: str) -> str:
+    value = token.strip()
+    if not value or not value.isprintable() or any(c.isspace() for c in value):
+        # Never repeat the token: it is a credential.
+        raise ConfigError(f"the token in {where} is not a single word of printable text")
+    return f"Bearer {value}"
+
+
+def _authenticate(
+    configuration: Any,
+    user: UserEntry,
+    *,
+    cluster: ClusterEntry,
+    context: str,
+    source: str,
+    held: list[int],
+) -> None:
+    cert: bytes | str | None = user.cert_data or user.cert_file
+    key: bytes | str | None = user.key_data or user.key_file
+    if user.exec is not None:
+        status = _run_exec(user.exec, cluster, context)
+        if status.token is not None:
+            configuration.api_key["BearerToken"] = _bearer(status.token, "exec plugin output")
+            if status.expiry is not None:
+                configuration.refresh_api_key_hook = _refresher(user.exec, cluster, context, status)
+        else:
+            cert, key = status.cert, status.key
+    elif user.auth_provider is not None:
+        configuration.api_key["BearerToken"] = _auth_provider_token(user, context)
+    elif user.token:
+        configuration.api_key["BearerToken"] = _bearer(user.token, f'context "{context}"')
+    elif user.token_file:
+        configuration.api_key["BearerToken"] = _bearer(_read_file(user.token_file), user.token_file)
+    elif user.username is not None and user.password is not None:
+        import base64
+
+        pair = f"{user.username}:{user.password}".encode()
+        configuration.api_key["BearerToken"] = f"Basic {base64.b64encode(pair).decode()}"
+    if (cert is None) != (key is None):
+        raise ConfigError(f'kubeconfig context "{context}" in {source} has a client certificate '
+                          "without its key, or a key without its certificate")  # fmt: skip
+    if cert is not None and key is not None:
+        configuration.cert_file = _path_of(cert, "client-certificate", held)
+        configuration.key_file = _path_of(key, "client-key", held)
+
+
+def _path_of(value: bytes | str, name: str, held: list[int]) -> str:
+    return _in_memory(name, value, held) if isinstance(value, bytes) else value
+
+
+def _read_file(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from err
+
+
+def _auth_provider_token(user: UserEntry, context: str) -> str:
+    config = dict(user.auth_provider_config)
+    if user.auth_provider == "oidc" and config.get("id-token"):
+        return _bearer(config["id-token"], f'context "{context}" (auth-provider oidc)')
+    raise ConfigError(
+        f'context "{context}" uses auth-provider {user.auth_provider or "(unnamed)"}, which '
+        "kubectl no longer supports (or the oidc id-token is missing)",
+        hint="use the provider's exec credential plugin, as kubectl 1.26 and later require",
+    )
+
+
+# -- exec credential plugins ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Credential:
+    token: str | None = None
+    cert: bytes | None = None
+    key: bytes | None = None
+    expiry: datetime | None = None
+
+
+def _interactive(plugin: ExecConfig) -> bool:
+    if plugin.interactive_mode == "Never":
+        return False
+    # Prompts go to stderr, answers come from stdin: both must be the terminal.
+    return all(s is not None and s.isatty() for s in (sys.stdin, sys.stderr))
+
+
+def _run_exec(plugin: ExecConfig, cluster: ClusterEntry, context: str) -> _Credential:
+    """Run the plugin the way kubectl does and read its ExecCredential."""
+    failed = f'getting credentials for context "{context}" failed'
+    interactive = _interactive(plugin)
+    spec: dict[str, Any] = {"interactive": interactive}
+    if plugin.provide_cluster_info:
+        import base64
+
+        spec["cluster"] = {
+            "server": cluster.server,
+            "tls-server-name": cluster.tls_server_name,
+            "insecure-skip-tls-verify": cluster.insecure,
+            "certificate-authority-data": base64.b64encode(cluster.ca_data).decode()
+            if cluster.ca_data
+            else None,
+        }
+    info = {"apiVersion": plugin.api_version, "kind": "ExecCredential", "spec": spec}
+    command = plugin.command
+    if plugin.directory and os.sep in command and not os.path.isabs(command):
+        command = str(Path(plugin.directory) / command)
+    env = {**os.environ, **dict(plugin.env), "KUBERNETES_EXEC_INFO": json.dumps(info)}
+    try:
+        done = subprocess.run(
+            [command, *plugin.args],
+            stdout=subprocess.PIPE,
+            stderr=None if interactive else subprocess.PIPE,
+            stdin=None if interactive else subprocess.DEVNULL,
+            env=env,
+            check=False,
+        )
+    except OSError as err:
+        raise ConfigError(f"{failed}: {err.strerror or err}", hint=_EXEC_HINT) from err
+    if done.returncode != 0:
+        said = (done.stderr or b"").decode(errors="replace").strip().splitlines()
+        why = f": {said[-1]}" if said else ""
+        raise ConfigError(
+            f"{failed}: the plugin exited with {done.returncode}{why}", hint=_EXEC_HINT
+        )
+    return _credential(done.stdout, plugin, failed)
+
+
+_EXEC_HINT = "run the credential plugin named in the kubeconfig by hand to see why"
+
+
+def _credential(output: bytes, plugin: ExecConfig, failed: str) -> _Credential:
+    try:
+        answer = json.loads(output)
+    except (ValueError, RecursionError):
+        raise ConfigError(f"{failed}: the plugin did not print an ExecCredential") from None
+    status = answer.get("status") if isinstance(answer, dict) else None
+    if not isinstance(status, dict) or answer.get("apiVersion") != plugin.api_version:
+        raise ConfigError(
+            f"{failed}: the plugin did not print a {plugin.api_version} ExecCredential"
+        )
+    expiry = status.get("expirationTimestamp")
+    when = parse_time(expiry) if isinstance(expiry, str) else None
+    token, cert, key = (status.get(k) for k in ("token", "clientCertificateData", "clientKeyData"))
+    if isinstance(token, str) and token:
+        return _Credential(token=token, expiry=when)
+    if isinstance(cert, str) and isinstance(key, str) and cert and key:
+        return _Credential(cert=cert.encode(), key=key.encode(), expiry=when)
+    raise ConfigError(f"{failed}: the plugin gave neither a token nor a client certificate and key")
+
+
+def _refresher(plugin: ExecConfig, cluster: ClusterEntry, context: str, first: _Credential) -> Any:
+    """The client calls this before each request: run the plugin again once the token expires."""
+    state = {"expiry": first.expiry}
+
+    def refresh(configuration: Any) -> None:
+        expiry = state["expiry"]
+        if expiry is None or datetime.now(UTC) + EXPIRY_MARGIN < expiry:
+            return
+        fresh = _run_exec(plugin, cluster, context)
+        if fresh.token is None:
+            raise ConfigError(f'the credential plugin of context "{context}" stopped giving tokens')
+        configuration.api_key["BearerToken"] = _bearer(fresh.token, "exec plugin output")
+        state["expiry"] = fresh.expiry
+
+    return refresh
+
+
+def _in_cluster(env: Mapping[str, str], service_account_dir: Path) -> Connection:
+    from kubernetes.client.configuration import Configuration
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.incluster_config import InClusterConfigLoader
+
+    configuration = Configuration()
+    try:
+        InClusterConfigLoader(
+            token_filename=str(service_account_dir / "token"),
+            cert_filename=str(service_account_dir / "ca.crt"),
+            environ=env,
+        ).load_and_set(configuration)
+    except ConfigException as err:
+        raise ConfigError(f"in-cluster configuration is unusable: {err}") from err
+    ns_file = service_account_dir / "namespace"
+    namespace = ns_file.read_text().strip() if ns_file.is_file() else "default"
+    return Connection(configuration, None, namespace or "default", configuration.host)
