@@ -16,7 +16,8 @@ from kubectl_machinepool.commands.describe import describe_command
 from kubectl_machinepool.commands.diagnose import diagnose_command, explain_command
 from kubectl_machinepool.commands.listing import list_command
 from kubectl_machinepool.commands.metadata import diff_metadata_command
-from kubectl_machinepool.errors import ExitCode, MachinePoolError
+from kubectl_machinepool.errors import ExitCode, Interrupted, MachinePoolError
+from kubectl_machinepool.safetext import scrub
 
 PROG = "kubectl machinepool"
 COMPLETE_VAR = "_KUBECTL_MACHINEPOOL_COMPLETE"
@@ -57,13 +58,21 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except click.ClickException as err:
         err.show()
         code = err.exit_code
-    except click.Abort:
-        click.echo("Aborted.", err=True)
-        code = ExitCode.ERROR
+    except click.Abort as err:
+        # click turns Ctrl-C into Abort; EOF at a prompt is the other cause.
+        if isinstance(err.__cause__, KeyboardInterrupt):
+            code = ExitCode.INTERRUPTED
+        else:
+            click.echo("Aborted.", err=True)
+            code = ExitCode.ERROR
     except MachinePoolError as err:
-        click.echo(f"error: {err.message}", err=True)
+        click.echo(scrub(f"error: {err.message}"), err=True)
         if err.hint:
-            click.echo(f"hint: {err.hint}", err=True)
+            click.echo(scrub(f"hint: {err.hint}"), err=True)
+        code = err.exit_code
+    except Interrupted as err:
+        if err.report:
+            click.echo(scrub(f"interrupted: {err.report}"), err=True)
         code = err.exit_code
     except KeyboardInterrupt:
         code = ExitCode.INTERRUPTED

@@ -90,6 +90,8 @@ class Write:
     # What to send to take this write back if a later one fails.
     undo: dict[str, Any] | None = None
     undo_summary: str = ""
+    # Why a write without undo cannot be taken back, when that is not plain from its verb.
+    kept_because: str = ""
     # How kubectl would report it: "annotated", "scaled", "deleted".
     done: str = ""
 
@@ -246,7 +248,12 @@ def _drain_timeout_write(machine_raw: RawObject, machine: ObjectRef, value: time
     else:
         field, new = "spec.deletion.nodeDrainTimeoutSeconds", str(seconds)
         body = {"spec": {"deletion": {"nodeDrainTimeoutSeconds": seconds}}}
-        undo = {"spec": {"deletion": {"nodeDrainTimeoutSeconds": old}}}
+        deletion = mapping(dig(machine_raw, "spec", "deletion"))
+        if set(deletion) - {"nodeDrainTimeoutSeconds"}:
+            undo = {"spec": {"deletion": {"nodeDrainTimeoutSeconds": old}}}
+        else:
+            # An empty spec.deletion is invalid (minProperties 1): drop it as it was absent.
+            undo = {"spec": {"deletion": deletion or None}}
     return Write(
         "patch",
         machine,
@@ -269,6 +276,13 @@ def _scale_down_writes(target: Target, machine: ObjectRef, now: datetime) -> lis
         if before is None
         else f"set the {DELETE_MACHINE_ANNOTATION} annotation back to {before!r}"
     )
+    infra_kind = target.pool.infra.kind if target.pool.infra else ""
+    undo: dict[str, Any] | None = {"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: before}}}
+    kept_because = ""
+    if infra_kind in ANNOTATION_DELETES:
+        # The provider may already be deleting the instance: removing the mark proves nothing.
+        undo = None
+        kept_because = f"the {infra_kind} provider deletes an annotated Machine on the mark alone"
     pool = _ref(target.pool_raw, "machinepools")
     desired = target.pool.pool.desired or 0
     scale = {
@@ -283,8 +297,9 @@ def _scale_down_writes(target: Target, machine: ObjectRef, now: datetime) -> lis
             machine,
             f"annotate {machine.display} {DELETE_MACHINE_ANNOTATION}={stamp}",
             {"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: stamp}}},
-            undo={"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: before}}},
+            undo=undo,
             undo_summary=undo_summary,
+            kept_because=kept_because,
             done="annotated",
         ),
         Write(

@@ -18,7 +18,11 @@ class ExitCode(IntEnum):
     REFUSED = 3
     # diagnose --fail-on: the run worked and found problems at or above the chosen severity.
     FINDINGS = 4
-    INTERRUPTED = 130
+    # A write sequence stopped part-way: the cluster is left changed, or a write's outcome is
+    # unknown. The message names each object and what it holds.
+    INCOMPLETE = 5
+    INTERRUPTED = 130  # SIGINT, as shells report it
+    TERMINATED = 143  # SIGTERM
 
 
 class MachinePoolError(Exception):
@@ -26,10 +30,16 @@ class MachinePoolError(Exception):
 
     exit_code = ExitCode.ERROR
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None, status: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # The HTTP status the API server answered with; None when it gave no answer.
+        self.status = status
+
+    def restated(self, message: str) -> MachinePoolError:
+        """The same failure (class, hint, status) told with more context."""
+        return type(self)(message, self.hint, self.status)
 
 
 class ConfigError(MachinePoolError):
@@ -60,3 +70,21 @@ class NotFoundError(MachinePoolError):
 
 class UsageError(MachinePoolError):
     exit_code = ExitCode.USAGE
+
+
+class IncompleteError(MachinePoolError):
+    """Writes stopped part-way and could not all be taken back, or their outcome is unknown."""
+
+    exit_code = ExitCode.INCOMPLETE
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM during writes, after the state left was worked out.
+
+    A BaseException like KeyboardInterrupt, so no `except Exception` on the way swallows it.
+    """
+
+    def __init__(self, exit_code: ExitCode, report: str = "") -> None:
+        super().__init__(report)
+        self.exit_code = exit_code
+        self.report = report

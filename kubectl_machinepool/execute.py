@@ -2,37 +2,376 @@
 
 Every write carries preconditions: a patch or update names the resourceVersion the plan (or the
 previous write) saw, a delete names uid and resourceVersion. So a plan made from objects that
-changed since fails with 409 instead of touching something the user did not see. When a later
-write fails, the earlier ones are taken back and the message says exactly what state is left.
+changed since fails with 409 instead of touching something the user did not see.
+
+A write is only "not done" when the server said so (a 4xx answer). After a lost reply, a
+timeout, a 5xx or a signal during the request, the object is read again and its state decides.
+When a write fails, the earlier ones are taken back, newest first, as far as each can be: a
+write that cannot be taken back (a scale step, a delete, an annotation the provider acts on at
+once) keeps every earlier one in place, since it was made on top of them. The message names
+every object left changed, or whose state is unknown.
 """
 
 from __future__ import annotations
 
 import copy
+import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from kubectl_machinepool.conditions import read_conditions
 from kubectl_machinepool.deleteplan import Mode, ObjectRef, Plan, Write
-from kubectl_machinepool.errors import ConflictError, MachinePoolError, NotFoundError
-from kubectl_machinepool.fields import dig, text
+from kubectl_machinepool.errors import (
+    ConflictError,
+    ExitCode,
+    IncompleteError,
+    Interrupted,
+    MachinePoolError,
+    NotFoundError,
+)
+from kubectl_machinepool.fields import dig, integer, text
 from kubectl_machinepool.kube import Kube, Resource
+from kubectl_machinepool.options import parse_duration
 from kubectl_machinepool.poolname import CLUSTER_NAME_LABEL, POOL_NAME_LABEL, pool_label_value
-from kubectl_machinepool.snapshot import CAPI_GROUP
+from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 
 Report = Callable[[str], None]
 MERGE_PATCH = "application/merge-patch+json"
+Key = tuple[str, str, str]
 
 
-def _key(ref: ObjectRef) -> tuple[str, str, str]:
+def _key(ref: ObjectRef) -> Key:
     return (ref.plural, ref.namespace, ref.name)
+
+
+def _definite(err: MachinePoolError) -> bool:
+    """The server answered and refused: the write did not happen."""
+    return err.status is not None and 400 <= err.status < 500
+
+
+def identity(obj: RawObject) -> RawObject:
+    """What a write relies on: everything but status and the bookkeeping that changes with it."""
+    kept = {k: v for k, v in obj.items() if k != "status"}
+    meta = {
+        k: v
+        for k, v in (obj.get("metadata") or {}).items()
+        if k not in ("resourceVersion", "managedFields", "generation")
+    }
+    return {**kept, "metadata": meta}
+
+
+def _changed_fields(before: RawObject, now: RawObject) -> str:
+    before, now = identity(before), identity(now)
+    changed = []
+    for part in ("metadata", "spec"):
+        old, new = before.get(part) or {}, now.get(part) or {}
+        changed += [
+            f"{part}.{k}" for k in sorted(old.keys() | new.keys()) if old.get(k) != new.get(k)
+        ]
+    return ", ".join(changed) or "its content"
+
+
+def _same(expected: Any, actual: Any) -> bool:
+    if expected == actual:
+        return True
+    # The server writes a v1beta1 duration back normalised ("300s" comes back as "5m0s").
+    if isinstance(expected, str) and isinstance(actual, str):
+        try:
+            return parse_duration(expected, "") == parse_duration(actual, "")
+        except MachinePoolError:
+            return False
+    return False
+
+
+def _reflected(patch: dict[str, Any], obj: Any) -> bool:
+    """Whether a merge patch's every leaf is what the object holds (null: the key is absent)."""
+    for key, value in patch.items():
+        present = isinstance(obj, dict) and key in obj and obj[key] is not None
+        if value is None:
+            if present:
+                return False
+        elif isinstance(value, dict):
+            if not _reflected(value, obj.get(key) if present else None):
+                return False
+        elif not present or not _same(value, obj[key]):
+            return False
+    return True
+
+
+def _deleted(fresh: RawObject | None, ref: ObjectRef) -> bool:
+    if fresh is None or dig(fresh, "metadata", "uid") != ref.uid:
+        return True
+    return bool(dig(fresh, "metadata", "deletionTimestamp"))
+
+
+def _scaled(write: Write, relied: RawObject, fresh: RawObject) -> bool | None:
+    was = integer(dig(relied, "metadata", "generation"))
+    now = integer(dig(fresh, "metadata", "generation"))
+    if now is not None and now == was:
+        return False  # the spec is untouched since the plan
+    # Someone else may have scaled it after us: only the replicas we asked for are proof.
+    wanted = integer(dig(write.body, "spec", "replicas"))
+    return True if integer(dig(fresh, "spec", "replicas")) == wanted else None
+
+
+class _Stop(BaseException):
+    def __init__(self, signum: int, sent: bool) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        # False when the signal was already pending before the request went out.
+        self.sent = sent
+
+
+def _exit_code(signum: int) -> ExitCode:
+    return ExitCode.TERMINATED if signum == signal.SIGTERM else ExitCode.INTERRUPTED
+
+
+class _Signals:
+    """SIGINT and SIGTERM while writing: a request in flight is abandoned (its outcome is then
+    read back), and further signals wait while the state is worked out and taken back."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._armed = False
+        self._saved: dict[int, Any] = {}
+
+    def __enter__(self) -> _Signals:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._saved[signum] = signal.signal(signum, self._handle)
+            except ValueError:  # not the main thread: signals stay as they are
+                break
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._saved.items():
+            signal.signal(signum, handler)
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = signum
+        if self._armed:
+            self._armed = False
+            raise _Stop(signum, sent=True)
+
+    @contextmanager
+    def sending(self) -> Iterator[None]:
+        if self.received is not None:
+            raise _Stop(self.received, sent=False)
+        self._armed = True
+        try:
+            yield
+        finally:
+            self._armed = False
+
+
+@dataclass
+class _Run:
+    """One execution: what the server holds of each object as far as this run knows."""
+
+    kube: Kube
+    plan: Plan
+    dry_run: bool
+    signals: _Signals
+    warn: Report
+    versions: dict[Key, str]
+    # Per object, what its next write relies on: the plan's view, then what our write left.
+    relied: dict[Key, RawObject]
+    applied: list[Write] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    # -- one request -----------------------------------------------------------------------
+
+    def _send(self, write: Write) -> dict[str, Any]:
+        ref = write.target
+        query = {"dryRun": "All"} if self.dry_run else None
+        version = self.versions[_key(ref)]
+        if write.verb == "delete":
+            options: dict[str, Any] = {
+                "apiVersion": "v1",
+                "kind": "DeleteOptions",
+                "preconditions": {"uid": ref.uid, "resourceVersion": version},
+            }
+            if self.dry_run:
+                # With a body, the server reads DeleteOptions from it and ignores the query.
+                options["dryRun"] = ["All"]
+            return self.kube.request("DELETE", ref.path(), query, body=options)
+        body = copy.deepcopy(write.body or {})
+        body.setdefault("metadata", {})["resourceVersion"] = version
+        if write.verb == "update":
+            return self.kube.request("PUT", ref.path(write.subresource), query, body=body)
+        return self.kube.request(
+            "PATCH", ref.path(write.subresource), query, body=body, content_type=MERGE_PATCH
+        )
+
+    def _read(self, ref: ObjectRef) -> RawObject | None:
+        try:
+            return self.kube.request("GET", ref.path())
+        except NotFoundError:
+            return None
+
+    def send(self, write: Write, undoing: Write | None = None) -> None:
+        """Send with preconditions. A 409 is retried once, and only when nothing but status
+        changed since what this write relies on (owners, finalizers, labels, annotations,
+        spec, deletion and uid all as they were); an undo, only while the object still holds
+        what the write it undoes put there."""
+        key = _key(write.target)
+        try:
+            answer = self._send(write)
+        except ConflictError:
+            fresh = self._read(write.target)
+            relied = self.relied[key]
+            if fresh is None or dig(fresh, "metadata", "uid") != write.target.uid:
+                raise ConflictError(f"{write.target.display} is gone") from None
+            if undoing is not None:
+                if not _reflected(undoing.body or {}, fresh):
+                    raise ConflictError(
+                        f"{write.target.display} no longer holds what {undoing.summary} wrote"
+                    ) from None
+            elif identity(fresh) != identity(relied):
+                raise ConflictError(
+                    f"{write.target.display} changed meanwhile ({_changed_fields(relied, fresh)})",
+                    hint="run the command again to plan from what is there now",
+                ) from None
+            self.versions[key] = text(dig(fresh, "metadata", "resourceVersion")) or ""
+            answer = self._send(write)
+        self._record(write, answer)
+
+    def _record(self, write: Write, answer: RawObject) -> None:
+        # A dry run persists nothing: the next write must still name the stored version.
+        if self.dry_run or write.verb == "delete" or write.subresource:
+            return
+        key = _key(write.target)
+        self.versions[key] = text(dig(answer, "metadata", "resourceVersion")) or ""
+        self.relied[key] = answer
+
+    def settle(self, write: Write) -> bool | None:
+        """After an unanswered write: did it take effect? None when that cannot be told."""
+        if self.dry_run:
+            return False  # nothing persists either way
+        try:
+            fresh = self._read(write.target)
+        except MachinePoolError:
+            return None
+        if write.verb == "delete":
+            return _deleted(fresh, write.target)
+        if fresh is None or dig(fresh, "metadata", "uid") != write.target.uid:
+            return None
+        if write.subresource == "scale":
+            return _scaled(write, self.relied[_key(write.target)], fresh)
+        applied = _reflected(write.body or {}, fresh)
+        if applied:
+            self._record(write, fresh)
+        return applied
+
+    # -- the whole plan --------------------------------------------------------------------
+
+    def step(self, index: int, write: Write) -> str:
+        return f"step {index} of {len(self.plan.writes)} ({write.summary})"
+
+    def run(self) -> None:
+        for index, write in enumerate(self.plan.writes, 1):
+            try:
+                with self.signals.sending():
+                    self.send(write)
+            except _Stop as stop:
+                effect = self.settle(write) if stop.sent else False
+                self._stopped(index, write, stop.signum, effect)
+            except MachinePoolError as err:
+                effect = False if _definite(err) else self.settle(write)
+                if effect is not True:
+                    self._failed(index, write, err, effect)
+                self.warn(
+                    f"no answer to {self.step(index, write)} ({err.message}); reading "
+                    f"{write.target.display} again shows it took effect"
+                )
+            self.applied.append(write)
+            self.lines.append(f"{write.target.kubectl_name} {write.done}")
+        if self.signals.received is not None:
+            raise Interrupted(
+                _exit_code(self.signals.received), "after the last write: every write was made"
+            )
+
+    def _failed(self, index: int, write: Write, err: MachinePoolError, effect: bool | None) -> None:
+        step = self.step(index, write)
+        if effect is None:
+            raise IncompleteError(
+                f"{step} got no answer ({err.message}), and whether it took effect cannot be "
+                f"read back: {self._unknown(write)}",
+                hint=self._check_hint(),
+            ) from err
+        taken, left = self.take_back()
+        message = f"{step} failed: {err.message}. {self._state(taken, left)}"
+        if left:
+            raise IncompleteError(message, hint=self._check_hint()) from err
+        raise err.restated(message) from err
+
+    def _stopped(self, index: int, write: Write, signum: int, effect: bool | None) -> None:
+        name = "SIGTERM" if signum == signal.SIGTERM else "SIGINT"
+        step = self.step(index, write)
+        if effect is None:
+            report = f"{name} during {step}; whether it took effect cannot be read back: "
+            raise Interrupted(_exit_code(signum), report + self._unknown(write))
+        if effect:
+            self.applied.append(write)
+        taken, left = self.take_back()
+        when = "after" if effect else "before"
+        report = f"{name} {when} {step}. {self._state(taken, left)}"
+        raise Interrupted(_exit_code(signum), report)
+
+    def _unknown(self, write: Write) -> str:
+        kept = [f"{w.summary}: done" for w in self.applied]
+        return "; ".join(
+            [*kept, f"{write.summary}: unknown, {write.target.display} must be checked"]
+        )
+
+    def take_back(self) -> tuple[list[str], list[str]]:
+        """Undo applied writes newest first, stopping at the first that cannot be undone:
+        older writes stay with it, since it was made on top of them."""
+        taken: list[str] = []
+        done = list(self.applied)
+        while done:
+            write = done[-1]
+            if write.undo is None or not self._undo(write):
+                break
+            taken.append(f"{write.target.display}: {write.undo_summary}")
+            done.pop()
+        left = []
+        for write in done:
+            why = f" ({write.kept_because})" if write.kept_because else ""
+            left.append(f"{write.summary}: done{why}")
+        return taken, left
+
+    def _undo(self, write: Write) -> bool:
+        undo = Write("patch", write.target, write.undo_summary, write.undo)
+        try:
+            self.send(undo, undoing=write)
+        except MachinePoolError as err:
+            if _definite(err) or self.settle(undo) is not True:
+                self.warn(f"taking back {write.summary} failed: {err.message}")
+                return False
+        return True
+
+    def _state(self, taken: list[str], left: list[str]) -> str:
+        if left:
+            back = f"Taken back: {'; '.join(taken)}. " if taken else ""
+            return back + f"Left changed: {'; '.join(left)}"
+        if taken:
+            return f"Taken back: {'; '.join(taken)}; the cluster is as before"
+        return "Nothing was written"
+
+    def _check_hint(self) -> str:
+        mp = self.plan.target.pool.pool
+        return f"check the state with: kubectl machinepool describe {mp.name} -n {mp.namespace}"
 
 
 def still_as_planned(kube: Kube, plan: Plan) -> None:
     """Re-read every object the plan writes: if one changed, stop before the first write."""
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[Key] = set()
     for write in plan.writes:
         ref = write.target
         if _key(ref) in seen:
@@ -44,6 +383,8 @@ def still_as_planned(kube: Kube, plan: Plan) -> None:
             raise ConflictError(
                 f"{ref.display} is gone since the plan was made; nothing was written"
             ) from None
+        except MachinePoolError as err:
+            raise err.restated(f"{err.message}; nothing was written") from err
         uid = text(dig(now, "metadata", "uid"))
         version = text(dig(now, "metadata", "resourceVersion"))
         if (uid, version) != (ref.uid, ref.resource_version):
@@ -54,122 +395,37 @@ def still_as_planned(kube: Kube, plan: Plan) -> None:
             )
 
 
-def _send(
-    kube: Kube, write: Write, versions: dict[tuple[str, str, str], str], dry_run: bool
-) -> dict[str, Any]:
-    ref = write.target
-    query = {"dryRun": "All"} if dry_run else None
-    version = versions[_key(ref)]
-    if write.verb == "delete":
-        options: dict[str, Any] = {
-            "apiVersion": "v1",
-            "kind": "DeleteOptions",
-            "preconditions": {"uid": ref.uid, "resourceVersion": version},
-        }
-        if dry_run:
-            # With a body, the server reads DeleteOptions from it and ignores the query.
-            options["dryRun"] = ["All"]
-        return kube.request("DELETE", ref.path(), query, body=options)
-    body = copy.deepcopy(write.body or {})
-    body.setdefault("metadata", {})["resourceVersion"] = version
-    if write.verb == "update":
-        return kube.request("PUT", ref.path(write.subresource), query, body=body)
-    return kube.request(
-        "PATCH", ref.path(write.subresource), query, body=body, content_type=MERGE_PATCH
-    )
-
-
-@dataclass
-class _Run:
-    """The objects as this run last wrote them: resourceVersion and generation per object."""
-
-    kube: Kube
-    dry_run: bool
-    versions: dict[tuple[str, str, str], str]
-    # What each of our own writes left: (generation, labels, annotations).
-    ours: dict[tuple[str, str, str], tuple[Any, Any, Any]] = field(default_factory=dict)
-
-    def send(self, write: Write) -> dict[str, Any]:
-        """Send with preconditions; after our own write, a controller that only touched the
-        status meanwhile (same generation, labels, annotations) is no reason to fail."""
-        try:
-            answer = _send(self.kube, write, self.versions, self.dry_run)
-        except ConflictError:
-            fresh = self._only_status_changed(write.target)
-            if fresh is None:
-                raise
-            self.versions[_key(write.target)] = fresh
-            answer = _send(self.kube, write, self.versions, self.dry_run)
-        version = text(dig(answer, "metadata", "resourceVersion"))
-        # A dry run persists nothing: the next write must still name the stored version.
-        if version and write.verb != "delete" and not self.dry_run:
-            self.versions[_key(write.target)] = version
-            meta = answer.get("metadata") or {}
-            self.ours[_key(write.target)] = (
-                meta.get("generation"),
-                meta.get("labels"),
-                meta.get("annotations"),
-            )
-        return answer
-
-    def _only_status_changed(self, ref: ObjectRef) -> str | None:
-        left = self.ours.get(_key(ref))
-        if left is None:
-            return None
-        try:
-            now = self.kube.request("GET", ref.path())
-        except MachinePoolError:
-            return None
-        meta = now.get("metadata") or {}
-        same = (meta.get("generation"), meta.get("labels"), meta.get("annotations")) == left
-        if not same or meta.get("uid") != ref.uid or meta.get("deletionTimestamp"):
-            return None
-        return text(meta.get("resourceVersion"))
-
-    def take_back(self, done: list[Write]) -> list[str]:
-        """Undo what was written, newest first; one sentence per write on what state is left."""
-        state = []
-        for write in reversed(done):
-            if write.undo is None:
-                state.append(f"{write.summary}: done, and cannot be taken back")
-                continue
-            try:
-                self.send(Write("patch", write.target, write.undo_summary, write.undo))
-            except MachinePoolError as err:
-                state.append(
-                    f"{write.summary}: done, and taking it back failed ({err.message}); "
-                    f"{write.target.display} still has it"
-                )
-                continue
-            state.append(f"{write.target.display}: {write.undo_summary}")
-        return state
-
-
 @dataclass(frozen=True, slots=True)
 class Outcome:
     # kubectl-style lines, one per write: "machine.cluster.x-k8s.io/x deleted".
     lines: tuple[str, ...]
 
 
-def execute(kube: Kube, plan: Plan, *, dry_run: bool) -> Outcome:
-    """Send the plan's writes in order; on a failure, undo the earlier ones and raise."""
-    still_as_planned(kube, plan)
-    run = _Run(kube, dry_run, {_key(w.target): w.target.resource_version for w in plan.writes})
-    done: list[Write] = []
-    lines = []
-    suffix = " (server dry run)" if dry_run else ""
-    for write in plan.writes:
+def execute(kube: Kube, plan: Plan, *, dry_run: bool, warn: Report) -> Outcome:
+    """Send the plan's writes in order; on a failure or a signal, settle and report the state."""
+    with _Signals() as signals:
         try:
-            run.send(write)
-        except MachinePoolError as err:
-            state = run.take_back(done)
-            left = "; ".join(state) if state else "nothing had been written"
-            raise type(err)(
-                f"{write.summary} failed: {err.message}. {left}", hint=err.hint
-            ) from err
-        done.append(write)
-        lines.append(f"{write.target.kubectl_name} {write.done}{suffix}")
-    return Outcome(tuple(lines))
+            with signals.sending():
+                still_as_planned(kube, plan)
+        except _Stop as stop:
+            raise Interrupted(_exit_code(stop.signum), "Nothing was written") from None
+        raws = [r for r in (plan.target.machine_raw, plan.target.pool_raw) if r is not None]
+        relied = {
+            _key(w.target): next(r for r in raws if dig(r, "metadata", "uid") == w.target.uid)
+            for w in plan.writes
+        }
+        run = _Run(
+            kube,
+            plan,
+            dry_run,
+            signals,
+            warn,
+            {_key(w.target): w.target.resource_version for w in plan.writes},
+            relied,
+        )
+        run.run()
+    suffix = " (server dry run)" if dry_run else ""
+    return Outcome(tuple(line + suffix for line in run.lines))
 
 
 def _deleting_state(machine: dict[str, Any]) -> str | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
+from kubectl_machinepool.connection import Connection, load_connection
 from kubectl_machinepool.errors import (
     ClusterAccessError,
     ConflictError,
@@ -22,11 +24,17 @@ from kubectl_machinepool.errors import (
     NotFoundError,
     UnreachableError,
 )
-from kubectl_machinepool.connection import Connection, load_connection
+from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.options import AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 
 LIST_CHUNK = 500
+# Retries of one read: after a dropped connection, or when the server says when to ask again.
+READ_RETRIES = 3
+# The longest Retry-After honoured; a server asking for more gets its error reported.
+MAX_RETRY_AFTER = 10.0
+# No answer is read beyond this: a hostile or broken server must not exhaust memory.
+MAX_ANSWER = 1 << 30
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
@@ -95,6 +103,30 @@ class Kube:
         body: dict[str, Any] | None = None,
         content_type: str = "application/json",
     ) -> dict[str, Any]:
+        """One API call. Reads are retried as client-go retries them: after a dropped connection
+        and when the server asks for it (429/5xx with Retry-After). Writes never are: whether a
+        write took effect is for the caller to find out."""
+        for attempt in range(READ_RETRIES + 1):
+            try:
+                return self._request(
+                    method, path, query=query, accept=accept, body=body, content_type=content_type
+                )
+            except _Retry as retry:
+                if method != "GET" or attempt == READ_RETRIES or retry.after is None:
+                    raise retry.error from retry.__cause__
+                time.sleep(retry.after)
+        raise AssertionError("unreachable")  # the loop always returns or raises
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, str] | None,
+        accept: str,
+        body: dict[str, Any] | None,
+        content_type: str,
+    ) -> dict[str, Any]:
         import urllib3
         from kubernetes.client.exceptions import ApiException
 
@@ -112,25 +144,60 @@ class Kube:
             response = self._client.call_api(
                 method, url, headers, body, _request_timeout=self._timeout
             )
-            status, data = response.status, response.read()
+            status = response.status
+            data = self._body(response.response)
+            retry_after = response.response.headers.get("Retry-After")
         except urllib3.exceptions.NewConnectionError as err:
             # Caught first: urllib3 derives it from its timeout errors.
             raise self._unreachable(err) from err
-        except urllib3.exceptions.TimeoutError as err:
+        except (urllib3.exceptions.TimeoutError, TimeoutError) as err:
             raise UnreachableError(
                 f"the API server of {self.where} did not answer within the request timeout",
                 hint="raise --request-timeout, or check that the server is reachable",
             ) from err
+        except (urllib3.exceptions.ProtocolError, ConnectionError) as err:
+            # Dropped before an answer came: a read may simply be asked again.
+            raise _Retry(self._unreachable(err), 0.0) from err
         except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
             raise self._unreachable(err) from err
+        except ValueError as err:
+            # http.client refuses header values with control characters; never echo them.
+            raise ClusterAccessError(
+                f"the request to {self.where} could not be sent ({type(err).__name__})"
+            ) from err
         if 200 <= status < 300:
             return self._document(data, path)
-        raise self._api_error(method, path, status, data)
+        error = self._api_error(method, path, status, data)
+        wait = _retry_after(retry_after) if status == 429 or status >= 500 else None
+        if wait is not None:
+            raise _Retry(error, wait)
+        raise error
+
+    def _body(self, response: Any) -> bytes:
+        """The answer, read in pieces: never more than MAX_ANSWER bytes, nor past the request
+        timeout in total (a server dripping bytes resets a per-read timeout forever)."""
+        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        chunks, size = [], 0
+        try:
+            while chunk := response.read(1 << 20):
+                size += len(chunk)
+                if size > MAX_ANSWER:
+                    raise ClusterAccessError(
+                        f"the API server of {self.where} sent an answer larger than "
+                        f"{MAX_ANSWER >> 20} MiB",
+                        hint="narrow the scope with -n or -l",
+                    )
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError("the answer took longer than the request timeout")
+                chunks.append(chunk)
+        finally:
+            response.release_conn()
+        return b"".join(chunks)
 
     def _document(self, body: bytes, path: str) -> dict[str, Any]:
         try:
             document = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             document = None
         if not isinstance(document, dict):
             # A login page or proxy answering in place of the API server, typically.
@@ -149,23 +216,26 @@ class Kube:
     def _api_error(self, method: str, path: str, status: int, body: bytes) -> MachinePoolError:
         try:
             message = json.loads(body).get("message") or ""
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             message = ""
-        message = message or f"{method} {path} returned HTTP {status}"
+        message = text(message) or f"{method} {path} returned HTTP {status}"
         if status == 401:
             return ClusterAccessError(
                 f"the API server of {self.where} rejected the credentials (401 Unauthorized)",
                 hint="log in again or refresh the credentials of this context",
+                status=status,
             )
         if status == 403:
-            return ClusterAccessError(message, hint="ask an administrator for RBAC access to it")
+            return ClusterAccessError(
+                message, hint="ask an administrator for RBAC access to it", status=status
+            )
         if status == 404:
-            return NotFoundError(message)
+            return NotFoundError(message, status=status)
         if status == 409:
             return ConflictError(
-                message, hint="it changed since it was read: run the command again"
+                message, hint="it changed since it was read: run the command again", status=status
             )
-        return MachinePoolError(f"{message} (HTTP {status})")
+        return MachinePoolError(f"{message} (HTTP {status})", status=status)
 
     def list(
         self,
@@ -181,7 +251,7 @@ class Kube:
         metadata_only asks the server for PartialObjectMetadata: names and labels without the
         data, which is all a check for Secrets needs and all it should see.
         """
-        items: list[RawObject] = []
+        found: list[RawObject] = []
         query: dict[str, str] = {"limit": str(LIST_CHUNK)}
         if selector:
             query["labelSelector"] = selector
@@ -189,7 +259,17 @@ class Kube:
             query["fieldSelector"] = field_selector
         accept = METADATA_ONLY if metadata_only else "application/json"
         while True:
-            page = self.request("GET", resource.path(namespace), query, accept)
+            try:
+                page = self.request("GET", resource.path(namespace), query, accept)
+            except MachinePoolError as err:
+                if err.status != 410 or "continue" not in query or "limit" not in query:
+                    raise
+                # The continue token expired (compaction): list everything at once, as
+                # client-go's pager does, rather than mix pages of two resourceVersions.
+                found.clear()
+                query.pop("continue")
+                query.pop("limit")
+                continue
             for item in page.get("items") or []:
                 if not isinstance(item, dict):
                     continue
@@ -198,10 +278,10 @@ class Kube:
                     item.update(apiVersion=resource.api_version, kind=resource.kind)
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)
-                items.append(item)
-            token = (page.get("metadata") or {}).get("continue")
+                found.append(item)
+            token = text(dig(page, "metadata", "continue"))
             if not token:
-                return items
+                return found
             query["continue"] = token
 
     def allowed(self, attributes: dict[str, str]) -> bool:
@@ -228,7 +308,7 @@ class Kube:
                 f"the {CAPI_GROUP} API group is not served",
                 hint="MachinePools live on the management cluster; check --context",
             ) from None
-        served = [v.get("version") for v in group.get("versions") or []]
+        served = [v.get("version") for v in items(group.get("versions"))]
         for version in ("v1beta2", "v1beta1"):
             if version in served:
                 return version
@@ -257,21 +337,20 @@ class Kube:
         path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd_plural(kind)}.{group}"
         try:
             crd = self.request("GET", path)
-        except (NotFoundError, ClusterAccessError):
-            return None
-        spec = crd.get("spec") or {}
-        served = [v["name"] for v in spec.get("versions") or [] if v.get("served")]
-        labels = (crd.get("metadata") or {}).get("labels") or {}
+        except MachinePoolError:
+            return None  # no CRD access, no such CRD, or a failing server: ask discovery
+        spec = mapping(crd.get("spec"))
+        served = [text(v.get("name")) or "" for v in items(spec.get("versions")) if v.get("served")]
+        labels = mapping(dig(crd, "metadata", "labels"))
         by_contract = [v for v in contract_versions(labels) if v in served]
         version = preferred if preferred in served else newest(by_contract) or newest(served)
         if version is None:
             return None
-        names = spec.get("names") or {}
         return Resource(
             group,
             version,
             kind,
-            names.get("plural", crd_plural(kind)),
+            text(dig(spec, "names", "plural")) or crd_plural(kind),
             spec.get("scope") != "Cluster",
         )
 
@@ -280,13 +359,32 @@ class Kube:
             api_group = self.request("GET", f"/apis/{group}")
         except NotFoundError:
             return None
-        versions = [v["version"] for v in api_group.get("versions") or []]
+        versions = [text(v.get("version")) or "" for v in items(api_group.get("versions"))]
         versions.sort(key=lambda v: (v == preferred, version_priority(v)), reverse=True)
         for version in versions:
-            for res in self.request("GET", f"/apis/{group}/{version}").get("resources") or []:
-                if res.get("kind") == kind and "/" not in res.get("name", ""):
-                    return Resource(group, version, kind, res["name"], bool(res.get("namespaced")))
+            listed = self.request("GET", f"/apis/{group}/{version}").get("resources")
+            for res in items(listed):
+                name = text(res.get("name")) or ""
+                if res.get("kind") == kind and name and "/" not in name:
+                    return Resource(group, version, kind, name, bool(res.get("namespaced")))
         return None
+
+
+class _Retry(Exception):
+    """A read that may be asked again, after `after` seconds (None: it may not)."""
+
+    def __init__(self, error: MachinePoolError, after: float | None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.after = after
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (kube-apiserver sends whole seconds)."""
+    if value is None or not value.strip().isdigit():
+        return None
+    seconds = float(value.strip())
+    return seconds if seconds <= MAX_RETRY_AFTER else None
 
 
 def _reason(err: BaseException) -> str:

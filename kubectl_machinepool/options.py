@@ -22,6 +22,10 @@ _UNIT_SECONDS = {
 }
 
 
+# Go's time.Duration holds at most 2^63-1 nanoseconds; kubectl refuses anything longer.
+MAX_DURATION_SECONDS = (2**63 - 1) / 1e9
+
+
 def parse_duration(text: str, flag: str) -> float | None:
     """Parse a kubectl duration ("0", "30", "1m30s", "500ms") to seconds; 0 means no limit (None).
 
@@ -38,6 +42,11 @@ def parse_duration(text: str, flag: str) -> float | None:
                 hint="use a number with a unit, e.g. 5s, 2m or 1m30s (0 = no limit)",
             )
         seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    if seconds > MAX_DURATION_SECONDS:
+        raise UsageError(
+            f"invalid value {text!r} for {flag}: longer than a duration can be (about 292 years)",
+            hint="use a number with a unit, e.g. 5s, 2m or 1m30s (0 = no limit)",
+        )
     return seconds or None
 
 

@@ -16,6 +16,7 @@ from kubectl_machinepool.commands.common import (
     access_options,
     build_access,
     color_option,
+    echo,
     parse_now,
     scope_namespace,
     warn,
@@ -33,9 +34,11 @@ from kubectl_machinepool.deleteplan import (
     writes_for,
 )
 from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import Description, Selection, describe
 from kubectl_machinepool.errors import (
     ClusterAccessError,
+    ExitCode,
+    Interrupted,
     MachinePoolError,
     NotFoundError,
     RefusedError,
@@ -109,7 +112,10 @@ def _confirmed(assume_yes: bool) -> bool:
             "not confirmed, and there is no terminal to ask on: nothing was written",
             hint="review the plan, then run again with --yes",
         )
-    return click.confirm("Go ahead?", default=False, err=True)
+    try:
+        return click.confirm("Go ahead?", default=False, err=True)
+    except click.Abort:  # Ctrl-C or end of input at the prompt
+        raise Interrupted(ExitCode.INTERRUPTED, "Cancelled: nothing was written.") from None
 
 
 def _request(params: dict[str, Any]) -> Request:
@@ -129,17 +135,43 @@ def _request(params: dict[str, Any]) -> Request:
     return Request(mode, drain, params["allow_unverified_provider"])
 
 
-def _readable(snapshot: Snapshot, target: Target | None) -> None:
-    """Without Machines (or the pool's infra machines) there is no honest verdict to give."""
+def _note_on(snapshot: Snapshot, kind: str) -> str | None:
+    """The note saying why this very kind could not be read (not one that merely names it)."""
+    return next((n for n in snapshot.notes if n.startswith(f"cannot read {kind} objects")), None)
+
+
+def _unread_for(description: Description, snapshot: Snapshot, wanted: Wanted) -> list[str]:
+    """What could not be read that might hold the instance the user named."""
+    unread = []
+    for cluster in description.clusters:
+        for pool in cluster.pools:
+            ref = pool.pool.infrastructure_ref
+            if pool.infra_unread and ref is not None:
+                unread.append(f"{ref.kind} {pool.pool.namespace}/{ref.name}")
+        if wanted.node and not cluster.nodes_read:
+            unread.append(f"the Nodes of Cluster {cluster.namespace}/{cluster.name}")
+    unread += [f"{kind} objects" for group, kind in snapshot.unread if group != CAPI_GROUP]
+    return sorted(set(unread))
+
+
+def _readable(snapshot: Snapshot, target: Target) -> None:
+    """Without the pool's infra pool, Machines and infra machines no verdict is honest."""
+    pool = target.pool
+    ref = pool.pool.infrastructure_ref
+    if pool.infra_unread and ref is not None:
+        why = _note_on(snapshot, ref.kind) or f"cannot read {ref.kind} objects"
+        raise ClusterAccessError(
+            f"{why}; without {ref.kind} {ref.name}, whether {target.name} can be deleted "
+            "is unknown",
+            hint=f"delete-machine needs to get and list {ref.kind} objects in the namespace",
+        )
     kinds = [(CAPI_GROUP, "Machine")]
-    pool = target.pool if target else None
-    if pool and pool.infra and pool.pool.machine_kind:
+    if pool.infra and pool.pool.machine_kind:
         kinds.append((pool.infra.api_version.rpartition("/")[0], pool.pool.machine_kind))
     for group, kind in kinds:
         if not snapshot.was_read(group, kind):
-            notes = [n for n in snapshot.notes if kind in n]
             raise ClusterAccessError(
-                notes[0] if notes else f"cannot read {kind} objects",
+                _note_on(snapshot, kind) or f"cannot read {kind} objects",
                 hint=f"delete-machine needs to list {kind} objects in the namespace",
             )
 
@@ -158,11 +190,23 @@ def _plan(
     if pool and not any(c.pools for c in description.clusters):
         where = f' in namespace "{namespace}"' if namespace else ""
         raise NotFoundError(f'machinepools.cluster.x-k8s.io "{pool}" not found{where}')
-    _readable(snapshot, None)
-    target = _one_target(find_target(description, snapshot, wanted), wanted, namespace)
-    _readable(snapshot, target)
     for note in description.notes:
         warn(note)
+    if not snapshot.was_read(CAPI_GROUP, "Machine"):
+        raise ClusterAccessError(
+            _note_on(snapshot, "Machine") or "cannot read Machine objects",
+            hint="delete-machine needs to list Machine objects in the namespace",
+        )
+    targets = find_target(description, snapshot, wanted)
+    unread = _unread_for(description, snapshot, wanted)
+    if not targets and unread:
+        raise ClusterAccessError(
+            f"cannot tell whether {wanted.display} is an instance of a MachinePool: "
+            f"{', '.join(unread)} could not be read",
+            hint="see the warnings above; delete-machine needs to read them",
+        )
+    target = _one_target(targets, wanted, namespace)
+    _readable(snapshot, target)
     permissions = _permissions(kube, target, request, now)
     disruption = _disruption(kube, target, params["workload_kubeconfig"], access.request_timeout)
     return plan_deletion(target, request, now, permissions, disruption)
@@ -178,7 +222,7 @@ def _follow(
     """Follow the deletion; stopping (Ctrl-C, a timeout) never stops the deletion itself."""
     cluster = plan.target.cluster
     machine = next(w.target for w in plan.writes if w.target.plural == "machines")
-    click.echo(
+    echo(
         f"Following {machine.display} until it is gone (Ctrl-C stops following, not the "
         "deletion)...",
         err=True,
@@ -197,7 +241,7 @@ def _follow(
     try:
         follow(kube, workload, plan, timeout=timeout, report=click.echo, warn=warn)
     except KeyboardInterrupt:
-        click.echo(
+        echo(
             f"Stopped following: the deletion of {machine.display} goes on in the cluster.",
             err=True,
         )
@@ -313,29 +357,29 @@ def delete_machine_command(**params: Any) -> None:
     palette = Palette(use_color(params["color"], sys.stdout, os.environ))
     with Kube.connect(access) as kube:
         plan = _plan(kube, access, params, wanted, request)
-        click.echo(render_plan(plan, palette), nl=False)
+        echo(render_plan(plan, palette), nl=False)
         if plan.refusals:
             first = plan.refusals[0].message
             more = f" (and {len(plan.refusals) - 1} more above)" if len(plan.refusals) > 1 else ""
             raise RefusedError(f"refused: {first}{more}; nothing was written")
         if params["dry_run"] == "client":
             for write in plan.writes:
-                click.echo(f"{write.target.kubectl_name} {write.done} (dry run)")
+                echo(f"{write.target.kubectl_name} {write.done} (dry run)")
             return
         server_dry_run = params["dry_run"] == "server"
         if not server_dry_run and not _confirmed(params["yes"]):
-            click.echo("Cancelled: nothing was written.", err=True)
+            echo("Cancelled: nothing was written.", err=True)
             return
-        outcome = execute(kube, plan, dry_run=server_dry_run)
+        outcome = execute(kube, plan, dry_run=server_dry_run, warn=warn)
         final = plan.writes[-1]
         for line in outcome.lines if final.verb != "delete" else outcome.lines[:-1]:
-            click.echo(line)
+            echo(line)
         wait = params["wait"] if params["wait"] is not None else sys.stdout.isatty()
         if wait and not server_dry_run:
             _follow(kube, plan, params, access, follow_for)
             machine = next(w.target for w in plan.writes if w.target.plural == "machines")
-            click.echo(f"{machine.kubectl_name} deleted")
+            echo(f"{machine.kubectl_name} deleted")
         elif final.verb == "delete":
-            click.echo(outcome.lines[-1])
+            echo(outcome.lines[-1])
         elif not server_dry_run:
-            click.echo("The provider deletes the marked Machine next (--wait follows it).")
+            echo("The provider deletes the marked Machine next (--wait follows it).")

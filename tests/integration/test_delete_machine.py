@@ -13,6 +13,7 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS, as_provider
 
 from kubectl_machinepool.commands import delete as delete_command
+from kubectl_machinepool.kube import Kube
 
 # Everything a scenario holds, by the REST collections the test reads back.
 COLLECTIONS = {
@@ -246,9 +247,11 @@ def freeze_scaling(mgmt: ManagementCluster, namespace: str) -> str:
     return name
 
 
-def wait_until_denied(mgmt: ManagementCluster, namespace: str) -> None:
+def wait_until_denied(mgmt: ManagementCluster, namespace: str, pool: str = "dev-mp-0") -> None:
     """Policies take effect asynchronously: probe with a server dry run until one is denied."""
-    path = f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machinepools/dev-mp-0/scale"
+    path = (
+        f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machinepools/{pool}/scale"
+    )
     for _ in range(100):
         scale = mgmt.api.request("GET", path)
         try:
@@ -396,3 +399,67 @@ def test_refusals_without_a_live_cluster_or_a_confirmation(mgmt, capsys, tmp_pat
     assert "deletionTimestamp" not in machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"]
     ambiguous = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--node", "x")
     assert ambiguous.code == 2
+
+
+def test_undoing_the_drain_timeout_leaves_a_valid_machine(mgmt, capsys) -> None:
+    """v1beta2 Machines without spec.deletion: the undo must drop it, not leave `{}` (422)."""
+    namespace, _ = load(mgmt, "capd")
+    before = machine(mgmt, namespace, "dev-mp-0-x7q2p")["spec"]
+    policy = freeze_scaling(mgmt, namespace)
+    try:
+        wait_until_denied(mgmt, namespace)
+        result = delete(
+            mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down", "--drain-timeout", "5m",
+            "--yes", "--no-wait",
+        )  # fmt: skip
+    finally:
+        for kind in ("validatingadmissionpolicybindings", "validatingadmissionpolicies"):
+            mgmt.api.request("DELETE", f"/apis/admissionregistration.k8s.io/v1/{kind}/{policy}")
+    assert result.code == 1, result.err
+    assert "the cluster is as before" in result.err
+    assert machine(mgmt, namespace, "dev-mp-0-x7q2p")["spec"] == before
+
+
+def test_a_machine_reparented_between_writes_is_not_deleted(mgmt, capsys, monkeypatch) -> None:
+    """A 409 after the tool's own first write is retried only when nothing but status changed."""
+    namespace, _ = load(mgmt, "capd")
+    path = (
+        f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines/dev-mp-0-x7q2p"
+    )
+    real = Kube.request
+
+    def reparent_after_the_patch(self, method, url, *args, **kwargs):
+        answer = real(self, method, url, *args, **kwargs)
+        if method == "PATCH" and url == path:
+            owners = machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"]["ownerReferences"]
+            owners[0]["uid"] = "2b1a7c0e-0000-4000-8000-000000000000"
+            mgmt.api.request("PATCH", path, {"metadata": {"ownerReferences": owners}},
+                             "application/merge-patch+json")  # fmt: skip
+        return answer
+
+    monkeypatch.setattr(Kube, "request", reparent_after_the_patch)
+    result = delete(
+        mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--drain-timeout", "5m", "--yes", "--no-wait"
+    )
+    assert result.code == 1, result.err
+    assert "changed meanwhile (metadata.ownerReferences)" in result.err
+    assert "deletionTimestamp" not in machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"]
+
+
+def test_on_azure_a_failed_scale_step_says_the_annotation_stays(mgmt, capsys) -> None:
+    """CAPZ deletes an annotated instance on the mark alone: removing it again proves nothing."""
+    namespace, _ = load(mgmt, "azure-vmss")
+    policy = freeze_scaling(mgmt, namespace)
+    try:
+        wait_until_denied(mgmt, namespace, "vmss-workers")
+        result = delete(
+            mgmt, capsys, namespace, "vmss-workers-1", "--scale-down", "--yes", "--no-wait"
+        )
+    finally:
+        for kind in ("validatingadmissionpolicybindings", "validatingadmissionpolicies"):
+            mgmt.api.request("DELETE", f"/apis/admissionregistration.k8s.io/v1/{kind}/{policy}")
+    assert result.code == 5, result.err
+    assert "Left changed: annotate Machine" in result.err
+    assert "deletes an annotated Machine on the mark alone" in result.err
+    annotations = machine(mgmt, namespace, "vmss-workers-1")["metadata"]["annotations"]
+    assert "cluster.x-k8s.io/delete-machine" in annotations
