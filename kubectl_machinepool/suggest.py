@@ -24,6 +24,7 @@ from kubectl_machinepool.fields import dig, items, text
 from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.kubeconfig import context_names, kubeconfig_paths
 from kubectl_machinepool.poolname import POOL_NAME_LABEL, pool_label_value
+from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.snapshot import CAPI_GROUP
 
 TIMEOUT = 2.0
@@ -72,7 +73,17 @@ def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
 
 
 def _offer(values: Values, incomplete: str) -> list[CompletionItem]:
-    return [CompletionItem(v, help=h or None) for v, h in values if v.startswith(incomplete)]
+    # A candidate goes back to the shell as one word on one line: a value with white space or
+    # control characters (a hostile name) would break that protocol, and is never offered.
+    return [
+        CompletionItem(v, help=escape(h) or None)
+        for v, h in values
+        if v.startswith(incomplete) and _one_word(v)
+    ]
+
+
+def _one_word(value: str) -> bool:
+    return value.isprintable() and not any(c.isspace() for c in value)
 
 
 def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:

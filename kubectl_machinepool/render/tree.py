@@ -209,8 +209,11 @@ def group_row(
     opts: TreeOptions,
     min_ready_seconds: int,
     checked: bool = True,
+    *,
+    nodes_known: bool = True,
 ) -> Row:
-    """Healthy siblings folded into one row; unchecked when their health is not known."""
+    """Healthy siblings folded into one row; unchecked when their health is not known.
+    Availability needs the Nodes: without them it is "?", not zero."""
     names = sorted(
         i.sort_name
         if i.machine or i.node
@@ -229,7 +232,7 @@ def group_row(
     return Row(
         f"{total} {plural}",
         ready=f"{total}/{total}" if checked else "",
-        available=f"{available}/{total}" if checked else "",
+        available=(f"{available}/{total}" if nodes_known else f"?/{total}") if checked else "",
         version=",".join(versions),
         message=f"See {', '.join(names[:2])}{more}",
         checked=checked,
@@ -274,7 +277,10 @@ def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
     if opts.show_all:
         row.children += [instance_row(i, opts, pool) for i in healthy]
     elif pool.uses_machines and healthy:
-        row.children.append(group_row(healthy, "Machine", opts, mp.min_ready_seconds))
+        nodes_known = pool.counts.nodes_matched is not None
+        row.children.append(
+            group_row(healthy, "Machine", opts, mp.min_ready_seconds, nodes_known=nodes_known)
+        )
     elif healthy:
         nodes_known = pool.counts.nodes_matched is not None
         what = "Node" if nodes_known else "providerID"

@@ -133,3 +133,20 @@ def test_the_completion_path_never_imports_the_typed_client(tmp_path: Path) -> N
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines() == [":4", "[]"]
+
+
+def test_a_hostile_name_is_never_offered_to_the_shell() -> None:
+    from kubectl_machinepool.suggest import _offer
+
+    values = [
+        ("workers", "a pool"),
+        ("evil\n:0", ""),
+        ("two words", ""),
+        ("\x1b]0;owned\x07", ""),
+        ("ok", "help \x1b[2J"),
+    ]
+    offered = _offer(values, "")
+    assert [(i.value, i.help) for i in offered] == [
+        ("workers", "a pool"),
+        ("ok", "help \\x1b[2J"),
+    ]
