@@ -222,24 +222,24 @@ def _follow(
     """Follow the deletion; stopping (Ctrl-C, a timeout) never stops the deletion itself."""
     cluster = plan.target.cluster
     machine = next(w.target for w in plan.writes if w.target.plural == "machines")
-    echo(
-        f"Following {machine.display} until it is gone (Ctrl-C stops following, not the "
-        "deletion)...",
-        err=True,
-    )
+    workload: Kube | None = None
     try:
-        workload: Kube | None = workload_kube(
-            kube,
-            cluster.namespace,
-            cluster.name,
-            params["workload_kubeconfig"],
-            access.request_timeout,
+        echo(
+            f"Following {machine.display} until it is gone (Ctrl-C stops following, not the "
+            "deletion)...",
+            err=True,
         )
-    except MachinePoolError as err:
-        warn(f"the Node is not followed: {err.message}")
-        workload = None
-    try:
-        follow(kube, workload, plan, timeout=timeout, report=click.echo, warn=warn)
+        try:
+            workload = workload_kube(
+                kube,
+                cluster.namespace,
+                cluster.name,
+                params["workload_kubeconfig"],
+                access.request_timeout,
+            )
+        except MachinePoolError as err:
+            warn(f"the Node is not followed: {err.message}")
+        follow(kube, workload, plan, timeout=timeout, report=echo, warn=warn)
     except KeyboardInterrupt:
         echo(
             f"Stopped following: the deletion of {machine.display} goes on in the cluster.",
@@ -343,7 +343,8 @@ def delete_machine_command(**params: Any) -> None:
     running) and managed node pools are refused with what to do instead.
     It acts on a live cluster only: -f is refused.
     \b
-    Exit codes: 0 done, 1 error, 2 usage, 3 refused (nothing was written).
+    Exit codes: 0 done, 1 error (nothing written, or all taken back), 2 usage, 3 refused
+    (nothing was written), 5 left changed or unknown (each object named), 130/143 interrupted.
     """
     if params["filenames"]:
         raise RefusedError(
@@ -356,7 +357,10 @@ def delete_machine_command(**params: Any) -> None:
     access = build_access(params)
     palette = Palette(use_color(params["color"], sys.stdout, os.environ))
     with Kube.connect(access) as kube:
-        plan = _plan(kube, access, params, wanted, request)
+        try:
+            plan = _plan(kube, access, params, wanted, request)
+        except MachinePoolError as err:
+            raise err.restated(f"{err.message}; nothing was written") from err
         echo(render_plan(plan, palette), nl=False)
         if plan.refusals:
             first = plan.refusals[0].message
