@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+# ASCII digits, a few: int() of thousands of them raises, and Kubernetes versions are small.
+_KUBE_VERSION = re.compile(r"^v([0-9]{1,9})(?:(alpha|beta)([0-9]{1,9}))?\Z")
 _STABILITY = {None: 2, "beta": 1, "alpha": 0}
 
 # Label on provider CRDs naming the API versions that implement each Cluster API contract.

@@ -33,9 +33,14 @@ NEGATIVE_POLARITY = frozenset(
 )
 
 
+# The only statuses Kubernetes defines; anything else an object holds reads as Unknown.
+STATUSES = frozenset({"True", "False", "Unknown"})
+
+
 @dataclass(frozen=True, slots=True)
 class Condition:
     type: str
+    # One of STATUSES.
     status: str
     reason: str = ""
     message: str = ""
@@ -78,6 +83,11 @@ class Conditions:
         return (*self.current, *self.legacy)
 
 
+def _status(value: Any) -> str:
+    # Case matters upstream too ("true" is not True); the JSON schema promises these three.
+    return value if isinstance(value, str) and value in STATUSES else "Unknown"
+
+
 def _parse(raw: Any, legacy: bool) -> tuple[Condition, ...]:
     out = []
     for item in items(raw):
@@ -87,7 +97,7 @@ def _parse(raw: Any, legacy: bool) -> tuple[Condition, ...]:
         out.append(
             Condition(
                 type=kind,
-                status=text(item.get("status")) or "Unknown",
+                status=_status(item.get("status")),
                 reason=text(item.get("reason")) or "",
                 message=(text(item.get("message")) or "").strip(),
                 since=parse_time(item.get("lastTransitionTime")),
@@ -109,7 +119,7 @@ def read_conditions(obj: RawObject) -> Conditions:
     older = dig(status, "deprecated", "v1beta1", "conditions")
     if older is not None:
         return Conditions(_parse(plain, False), _parse(older, True))
-    api_version = str(obj.get("apiVersion", ""))
+    api_version = text(obj.get("apiVersion")) or ""
     capi_v1beta1 = api_version.startswith("cluster.x-k8s.io/") and api_version.endswith("/v1beta1")
     # Providers on the v1beta1 contract still write Cluster API's old type: it has `severity`,
     # and `reason` is optional there while metav1 requires it.

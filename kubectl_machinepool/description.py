@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from kubectl_machinepool.conditions import Condition
 from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
-from kubectl_machinepool.fields import dig, items, mapping, text
+from kubectl_machinepool.fields import dig, items, mapping, string_map, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
 from kubectl_machinepool.poolname import CLUSTER_NAME_LABEL, POOL_NAME_LABEL, pool_label_value
@@ -410,7 +410,7 @@ def selected(raw: RawObject, selection: Selection) -> bool:
         return False
     if selection.cluster and dig(raw, "spec", "clusterName") != selection.cluster:
         return False
-    labels = {str(k): str(v) for k, v in mapping(meta.get("labels")).items()}
+    labels = string_map(meta.get("labels"))
     return not selection.selector or matches(selection.selector, labels)
 
 

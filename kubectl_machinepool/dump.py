@@ -4,6 +4,9 @@ Accepts files (also pipes such as `<(kubectl get …)`), directories (their *.ya
 *.json files, not recursive, like kubectl -f) and `-` for stdin; multi-document YAML, JSON
 objects one after another, and `kind: List` (or `*List`) wrappers, also raw API lists whose
 items carry no kind. Node objects are the workload cluster's Nodes.
+
+A dump is untrusted input: whatever it holds must end in objects of bounded size and depth or
+in one `error:` line, never in a traceback, a hang or a memory blow-up in a later stage.
 """
 
 from __future__ import annotations
@@ -23,6 +26,17 @@ from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes
 SUFFIXES = (".yaml", ".yml", ".json")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+# Far deeper than any Kubernetes object (a CRD's schema included); the parsers and the YAML
+# composer recurse, so past this a dump is refused before any stack runs out.
+MAX_DEPTH = 200
+# YAML aliases let a few bytes stand for an exponentially large value ("billion laughs"). A
+# document may expand to this many times its own length (plus a floor for tiny documents);
+# kubectl never writes aliases, so only hand-made input comes near it.
+ALIAS_EXPANSION = 10
+ALIAS_FLOOR = 100_000
+# Kubernetes numbers are int64; Python would carry (and fail to print) far larger ones.
+_INT_RANGE = range(-(2**63), 2**63)
+
 
 def _read(name: str, path: Path) -> str:
     try:
@@ -33,13 +47,26 @@ def _read(name: str, path: Path) -> str:
         raise MachinePoolError(f"cannot read {name}: {err.strerror or err}") from err
 
 
-def _sources(paths: Sequence[str], stdin: TextIO) -> Iterator[tuple[str, str]]:
+def _read_stdin(stdin: TextIO | None) -> str:
+    # Python sets sys.stdin to None when the process starts with file descriptor 0 closed.
+    if stdin is None or stdin.closed:
+        raise MachinePoolError(
+            "cannot read stdin: it is closed", hint="pipe the dump in, or -f FILE"
+        )
+    try:
+        return stdin.read()
+    except UnicodeDecodeError as err:
+        raise MachinePoolError(f"cannot read stdin: not UTF-8 text ({err.reason})") from err
+    except (OSError, ValueError) as err:
+        raise MachinePoolError(
+            f"cannot read stdin: {getattr(err, 'strerror', None) or err}"
+        ) from err
+
+
+def _sources(paths: Sequence[str], stdin: TextIO | None) -> Iterator[tuple[str, str]]:
     for name in paths:
         if name == "-":
-            try:
-                yield "<stdin>", stdin.read()
-            except UnicodeDecodeError as err:
-                raise MachinePoolError(f"cannot read stdin: not UTF-8 text ({err.reason})") from err
+            yield "<stdin>", _read_stdin(stdin)
             continue
         path = Path(name)
         if path.is_dir():
@@ -53,26 +80,124 @@ def _sources(paths: Sequence[str], stdin: TextIO) -> Iterator[tuple[str, str]]:
             )
 
 
-def _json_stream(text: str) -> Iterator[Any]:
+def _too_deep(source: str) -> MachinePoolError:
+    return MachinePoolError(f"cannot parse {source}: nested too deeply (over {MAX_DEPTH} levels)")
+
+
+def _check_values(doc: Any, source: str) -> None:
+    """Depth and integer range of a parsed document, without recursion.
+
+    Containers shared through YAML aliases are visited once; their depth was already bounded
+    on the node graph, so the first depth seen is enough here.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if depth > MAX_DEPTH:
+                raise _too_deep(source)
+            children = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(value, int) and not isinstance(value, bool) and value not in _INT_RANGE:
+            raise MachinePoolError(f"cannot parse {source}: a number does not fit in 64 bits")
+
+
+def _json_stream(content: str) -> Iterator[Any]:
     """JSON values one after another, as `kubectl get -o json a; kubectl get -o json b` writes."""
     decoder = json.JSONDecoder()
     position = 0
     while True:
-        while position < len(text) and text[position].isspace():
+        while position < len(content) and content[position].isspace():
             position += 1
-        if position == len(text):
+        if position == len(content):
             return
-        value, position = decoder.raw_decode(text, position)
+        value, position = decoder.raw_decode(content, position)
         yield value
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _expanded_size(root: yaml.Node, source: str) -> int:
+    """The size of the document once every alias is expanded, computed on the node graph.
+
+    An alias is the same node object as its anchor, so memoising per node keeps this linear in
+    the text while the expansion may be exponential. A node that contains its own alias would
+    expand forever; the depth is that of the expanded tree.
+    """
+    sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            children = _children(node)
+            scalar = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            sizes[key] = 1 + scalar + sum(sizes[id(c)] for c in children)
+            heights[key] = 1 + max((heights[id(c)] for c in children), default=0)
+            if heights[key] > MAX_DEPTH:
+                raise _too_deep(source)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise MachinePoolError(f"cannot parse {source}: a YAML alias refers to itself")
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _yaml_stream(content: str, source: str) -> Iterator[Any]:
+    """yaml.load_all, except that each document's node graph is measured before it is built."""
+    loader = _Loader(content)
+    # Without an anchor there is no alias: the graph is a tree, which _check_values measures.
+    aliased = "&" in content
+    budget = ALIAS_EXPANSION * len(content) + ALIAS_FLOOR
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            if aliased:
+                budget -= _expanded_size(node, source)
+            if budget < 0:
+                raise MachinePoolError(
+                    f"cannot parse {source}: excessive aliasing (its YAML aliases expand to "
+                    f"over {ALIAS_EXPANSION} times its size)"
+                )
+            yield loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _documents(source: str, content: str) -> Iterator[Any]:
     try:
         if content.lstrip().startswith(("{", "[")):
-            yield from _json_stream(content)
+            documents = _json_stream(content)
         else:
-            yield from yaml.load_all(content, Loader=_Loader)  # the C or Python SafeLoader
+            documents = _yaml_stream(content, source)  # the C or Python SafeLoader
+        for doc in documents:
+            _check_values(doc, source)
+            yield doc
+    except RecursionError as err:
+        # The parsers recurse per level; a stack that runs out first is the same verdict.
+        raise _too_deep(source) from err
     except (ValueError, yaml.YAMLError) as err:
+        if "maximum nesting depth" in str(err):  # libyaml's own limit
+            raise _too_deep(source) from err
         raise MachinePoolError(f"cannot parse {source}: {err}".splitlines()[0]) from err
 
 
@@ -85,11 +210,13 @@ def _objects(doc: Any, source: str, defaults: dict[str, str] | None = None) -> I
         return
     if isinstance(doc, dict) and defaults:
         doc = {**defaults, **doc}  # raw API lists leave kind and apiVersion to the list
-    if not isinstance(doc, dict) or not text(doc.get("kind")):
+    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str) or not doc["kind"]:
         raise MachinePoolError(f"{source} holds something that is not a Kubernetes object")
-    kind = str(doc["kind"])
+    kind = doc["kind"]
+    if "apiVersion" in doc and not isinstance(doc["apiVersion"], str):
+        raise MachinePoolError(f"{source} holds a {kind} whose apiVersion is not a string")
     if kind.endswith("List") and isinstance(doc.get("items"), list):
-        item_defaults = {"apiVersion": str(doc.get("apiVersion", "v1"))}
+        item_defaults = {"apiVersion": doc.get("apiVersion", "v1")}
         if kind != "List":
             item_defaults["kind"] = kind.removesuffix("List")
         yield from _objects(doc["items"], source, item_defaults)
@@ -104,14 +231,14 @@ def _last_of_each(objects: list[RawObject]) -> list[RawObject]:
     latest: dict[tuple[str, str, str, str], RawObject] = {}
     for obj in objects:
         meta = mapping(obj.get("metadata"))
-        key = (str(obj.get("apiVersion", "")).rpartition("/")[0], str(obj["kind"]),
-               str(meta.get("namespace", "")), str(meta["name"]))  # fmt: skip
+        key = (str(obj.get("apiVersion", "")).rpartition("/")[0], obj["kind"],
+               text(meta.get("namespace")) or "", text(meta.get("name")) or "")  # fmt: skip
         latest.pop(key, None)
         latest[key] = obj
     return list(latest.values())
 
 
-def load_dump(paths: Sequence[str], stdin: TextIO) -> Snapshot:
+def load_dump(paths: Sequence[str], stdin: TextIO | None) -> Snapshot:
     objects: list[RawObject] = []
     for source, content in _sources(paths, stdin):
         for doc in _documents(source, content):

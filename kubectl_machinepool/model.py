@@ -13,7 +13,16 @@ from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.conditions import Conditions, read_conditions
-from kubectl_machinepool.fields import dig, integer, items, mapping, string_map, strings, text
+from kubectl_machinepool.fields import (
+    count,
+    dig,
+    integer,
+    items,
+    mapping,
+    string_map,
+    strings,
+    text,
+)
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
 from kubectl_machinepool.timeutil import parse_time
 
@@ -120,14 +129,18 @@ def _ref(raw: Any) -> ObjectRef | None:
 
 
 def _count(value: Any) -> int:
-    # Counters are omitempty upstream: absent means 0.
-    return integer(value) or 0
+    # Counters are omitempty upstream: absent means 0 (and so does a negative one, invalid).
+    return count(value) or 0
+
+
+# minReadySeconds is an int32 upstream; a larger value is invalid and would overflow datetimes.
+_INT32_MAX = 2**31 - 1
 
 
 def _legacy_status(pool: RawObject) -> dict[str, Any]:
     """Where the old (v1beta1) status lives: top level in v1beta1, deprecated.v1beta1 in v1beta2."""
     status = mapping(pool.get("status"))
-    if str(pool.get("apiVersion", "")).endswith("/v1beta1"):
+    if (text(pool.get("apiVersion")) or "").endswith("/v1beta1"):
         return status
     return mapping(dig(status, "deprecated", "v1beta1"))
 
@@ -174,11 +187,11 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         namespace=namespace,
         name=text(meta.get("name")) or "",
         uid=text(meta.get("uid")) or "",
-        api_version=str(pool.get("apiVersion", "")),
+        api_version=text(pool.get("apiVersion")) or "",
         cluster=text(spec.get("clusterName")) or "",
         created=parse_time(meta.get("creationTimestamp")),
         deleting_since=parse_time(meta.get("deletionTimestamp")),
-        desired=integer(spec.get("replicas")),
+        desired=count(spec.get("replicas")),
         current=_count(status.get("replicas")),
         ready=ready,
         available=available,
@@ -195,7 +208,7 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         node_refs=tuple(
             (text(r.get("name")) or "", text(r.get("uid"))) for r in items(status.get("nodeRefs"))
         ),
-        min_ready_seconds=_count(min_ready),
+        min_ready_seconds=min(_count(min_ready), _INT32_MAX),
         conditions=read_conditions(pool),
         failure=_failure(pool),
         generation=integer(meta.get("generation")),

@@ -14,6 +14,7 @@ POOL_NAME_LABEL = "cluster.x-k8s.io/pool-name"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _FNV32_OFFSET = 0x811C9DC5
 _FNV32_PRIME = 0x01000193
 
@@ -26,7 +27,9 @@ def _fnv32a(data: bytes) -> int:
 
 
 def pool_label_value(name: str) -> str:
-    if len(name) <= 63 and _LABEL_VALUE.match(name):
+    if len(name) <= 63 and _LABEL_VALUE.fullmatch(name):  # Go's $ never matches before a \n
         return name
-    digest = base64.urlsafe_b64encode(_fnv32a(name.encode()).to_bytes(4, "big")).rstrip(b"=")
+    # Go strings hold no lone surrogates: its JSON decoder makes each one U+FFFD.
+    data = _SURROGATE.sub("\ufffd", name).encode()
+    digest = base64.urlsafe_b64encode(_fnv32a(data).to_bytes(4, "big")).rstrip(b"=")
     return f"hash_{digest.decode()}_z"

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kubectl_machinepool.description import PoolDescription
-from kubectl_machinepool.fields import dig, items, string_map
+from kubectl_machinepool.errors import UsageError
+from kubectl_machinepool.fields import dig, items, mapping, string_map, strings, text
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.states import MachineState, NodeState
 
@@ -89,6 +90,13 @@ def _flag_values(args: Sequence[str], flag: str) -> list[str]:
     return values
 
 
+def _split(arg: str) -> list[str]:
+    try:
+        return shlex.split(arg)
+    except ValueError:  # an unbalanced quote: the manager would not have started with it
+        return arg.split()
+
+
 def sync_rules(
     core_controller: RawObject | None,
     labels_override: Sequence[str] | None,
@@ -99,26 +107,41 @@ def sync_rules(
     source = SyncRules().source
     if core_controller is not None:
         containers = items(dig(core_controller, "spec", "template", "spec", "containers"))
-        manager = next((c for c in containers if c.get("name") == "manager"), None)
-        for arg in (manager or {}).get("args") or ():
+        manager = next((c for c in containers if c.get("name") == "manager"), {})
+        for arg in strings(manager.get("args")):
             # Some installs pass all flags in one string.
-            args += shlex.split(str(arg)) if " " in str(arg) else [str(arg)]
-        meta = core_controller.get("metadata") or {}
-        source = f"args of Deployment {meta.get('namespace')}/{meta.get('name')}"
-    labels = list(labels_override) if labels_override else _flag_values(args, LABELS_FLAG)
-    annotations = (
-        list(annotations_override) if annotations_override else _flag_values(args, ANNOTATIONS_FLAG)
-    )
+            args += _split(arg) if " " in arg else [arg]
+        meta = mapping(core_controller.get("metadata"))
+        source = f"args of Deployment {text(meta.get('namespace'))}/{text(meta.get('name'))}"
     if labels_override or annotations_override:
         source = "command-line flags" + ("" if core_controller is None else f" (over the {source})")
-    for pattern in (*labels, *annotations):
+    ignored: list[str] = []
+    labels = _patterns(labels_override, _flag_values(args, LABELS_FLAG), ignored)
+    annotations = _patterns(annotations_override, _flag_values(args, ANNOTATIONS_FLAG), ignored)
+    if ignored:
+        source += "; ignored, as Python cannot compile them: " + ", ".join(ignored)
+    return SyncRules(tuple(labels), tuple(annotations), source)
+
+
+def _patterns(given: Sequence[str] | None, deployed: list[str], ignored: list[str]) -> list[str]:
+    """The flag's regexes (a bad one is the user's error), else the Deployment's: one this
+    process cannot compile (Go's syntax differs a little) is left out and named, not fatal."""
+    if given:
+        for pattern in given:
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                raise UsageError(f"invalid sync regex {pattern!r}: {err}") from err
+        return list(given)
+    usable = []
+    for pattern in deployed:
         try:
             re.compile(pattern)
-        except re.error as err:
-            from kubectl_machinepool.errors import UsageError
-
-            raise UsageError(f"invalid sync regex {pattern!r}: {err}") from err
-    return SyncRules(tuple(labels), tuple(annotations), source)
+        except re.error:
+            ignored.append(repr(pattern))
+        else:
+            usable.append(pattern)
+    return usable
 
 
 @dataclass(frozen=True, slots=True)

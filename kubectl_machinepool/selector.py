@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 
 from kubectl_machinepool.errors import UsageError
+from kubectl_machinepool.fields import scalar
 
 _SET = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s+(?P<op>in|notin)\s+\((?P<values>[^()]*)\)\s*$")
 _EQUALITY = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s*(?P<op>==|=|!=)\s*(?P<value>[^\s!=(),]*)\s*$")
@@ -50,8 +51,11 @@ def matches(selector: str, labels: Mapping[str, str]) -> bool:
 def _holds(expression: object, labels: Mapping[str, str]) -> bool:
     if not isinstance(expression, Mapping):
         return False
-    key, operator = str(expression.get("key")), expression.get("operator")
-    values = {str(v) for v in expression.get("values") or []}
+    key, operator = scalar(expression.get("key")), expression.get("operator")
+    if key is None:
+        return False  # the API server rejects such a selector: never matches on a guess
+    raw_values = expression.get("values")
+    values = {scalar(v) for v in raw_values} if isinstance(raw_values, list) else set()
     present = key in labels
     if operator in ("In", "NotIn"):
         inside = present and labels[key] in values
@@ -67,6 +71,7 @@ def selector_matches(selector: Mapping[str, object], labels: Mapping[str, str]) 
     expressions = selector.get("matchExpressions") or []
     if not isinstance(match_labels, Mapping) or not isinstance(expressions, list):
         return False
-    return all(labels.get(str(k)) == str(v) for k, v in match_labels.items()) and all(
-        _holds(e, labels) for e in expressions
-    )
+    return all(
+        scalar(v) is not None and labels.get(scalar(k) or "") == scalar(v)
+        for k, v in match_labels.items()
+    ) and all(_holds(e, labels) for e in expressions)

@@ -129,7 +129,11 @@ def node_state(obj: RawObject) -> NodeState:
     spec = mapping(obj.get("spec"))
     conditions = read_conditions(obj)
     ready = conditions.get("Ready")
-    taints = tuple(f"{t.get('key')}:{t.get('effect')}" for t in items(spec.get("taints")))
+    taints = tuple(
+        f"{text(t.get('key'))}:{text(t.get('effect')) or ''}"
+        for t in items(spec.get("taints"))
+        if text(t.get("key"))
+    )
     return NodeState(
         name=text(meta.get("name")) or "",
         uid=text(meta.get("uid")) or "",

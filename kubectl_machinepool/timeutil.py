@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
+
+# Timestamps past this year cannot be real, and leave no room for the durations added to them.
+_LAST_YEAR = 9000
 
 
 def parse_time(value: Any) -> datetime | None:
-    if not value:
+    """An RFC 3339 string (or the datetime YAML makes of an unquoted one) in UTC, else None."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str | date) and value:
+        try:
+            parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
         return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
     try:
-        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
+        parsed = parsed.astimezone(UTC)
+    except OverflowError:  # an offset that moves 0001-01-01 or 9999-12-31 out of range
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parsed if parsed.year <= _LAST_YEAR else None
 
 
 def format_time(value: datetime | None) -> str | None:

@@ -23,7 +23,7 @@ from kubectl_machinepool.diagnostics.core import (
     Severity,
     Thresholds,
 )
-from kubectl_machinepool.fields import dig, items, text
+from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.snapshot import RawObject, Snapshot
 
 RULES: list[Rule] = sorted(
@@ -46,7 +46,7 @@ CORE_DEPLOYMENT = "capi-controller-manager"
 def _is_core_controller(obj: RawObject) -> bool:
     if obj.get("kind") != "Deployment":
         return False
-    labels = dig(obj, "metadata", "labels") or {}
+    labels = mapping(dig(obj, "metadata", "labels"))
     return (
         labels.get(CORE_PROVIDER_LABEL) == "cluster-api"
         or dig(obj, "metadata", "name") == CORE_DEPLOYMENT

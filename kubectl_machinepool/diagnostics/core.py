@@ -61,7 +61,8 @@ class Thresholds:
     drain: timedelta = timedelta(minutes=15)
 
 
-_VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+# ASCII digits, a few of them: int() of a 5000-digit tag from a dump would raise.
+_VERSION = re.compile(r"(?<![0-9])v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,7 +114,7 @@ def stale_failure(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[F
 # CAPZ's reference images live in this community gallery, their versions named after the
 # Kubernetes release; custom gallery versions are arbitrary, so only these can be compared.
 REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
-_RELEASE = re.compile(r"\d+\.\d+\.\d+")
+_RELEASE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 
 
 def _reference_image_version(infra_raw: dict[str, object] | None) -> str | None:

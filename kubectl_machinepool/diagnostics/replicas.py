@@ -19,7 +19,7 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
     since,
 )
-from kubectl_machinepool.fields import dig, integer, items, mapping
+from kubectl_machinepool.fields import dig, integer, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.states import NodeState
@@ -33,8 +33,9 @@ def _replica_writes(raw: RawObject) -> dict[str, datetime | None]:
     writes: dict[str, datetime | None] = {}
     for entry in items(dig(raw, "metadata", "managedFields")):
         fields = mapping(entry.get("fieldsV1"))
-        if "f:replicas" in mapping(fields.get("f:spec")) and entry.get("manager"):
-            writes[str(entry["manager"])] = parse_time(entry.get("time"))
+        manager = text(entry.get("manager"))
+        if "f:replicas" in mapping(fields.get("f:spec")) and manager:
+            writes[manager] = parse_time(entry.get("time"))
     return writes
 
 

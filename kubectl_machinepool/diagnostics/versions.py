@@ -20,7 +20,8 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.fields import dig, items, text
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, group_of
 
-_MINOR = re.compile(r"v?(\d+)\.(\d+)")
+# ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
+_MINOR = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
 
 
 def minor(version: str | None) -> tuple[int, int] | None:

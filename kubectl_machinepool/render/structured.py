@@ -62,9 +62,7 @@ def pool_summary(pool: MachinePool) -> dict[str, Any]:
         "machinePoolMachines": pool.has_machines,
         "bootstrap": _ref_dict(pool.bootstrap_ref),
         "failureDomains": list(pool.failure_domains),
-        "creationTimestamp": pool.created.isoformat().replace("+00:00", "Z")
-        if pool.created
-        else None,
+        "creationTimestamp": format_time(pool.created),
         "deletionTimestamp": format_time(pool.deleting_since),
     }
 
