@@ -11,7 +11,7 @@ from kubectl_machinepool.color import Palette
 from kubectl_machinepool.humanize import age
 from kubectl_machinepool.model import MachinePool
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, pool_summary, to_json, to_yaml
-from kubectl_machinepool.render.table import table
+from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 from kubectl_machinepool.safetext import escape
 
 
@@ -25,11 +25,11 @@ class ListView:
 
 
 def _or_none(value: object) -> str:
-    return "<none>" if value is None or value == "" else escape(str(value))
+    return "<none>" if value is None or value == "" else clip(escape(str(value)))
 
 
 def _phase(pool: MachinePool, palette: Palette) -> str:
-    phase = escape(pool.phase or "<none>")
+    phase = clip(escape(pool.phase or "<none>"))
     if pool.phase == "Running":
         return palette.good(phase)
     if pool.phase in ("Failed", "Deleting", "Unknown"):
@@ -46,7 +46,7 @@ def _list_row(pool: MachinePool, view: ListView, wide: bool) -> list[str]:
     if pool.desired is not None and pool.ready != pool.desired:
         ready = view.palette.warn(ready)
     row = [
-        escape(pool.name),
+        clip(escape(pool.name), NAME_WIDTH),
         _or_none(pool.cluster),
         "<unset>" if pool.desired is None else str(pool.desired),
         str(pool.current),
@@ -60,10 +60,10 @@ def _list_row(pool: MachinePool, view: ListView, wide: bool) -> list[str]:
     ]
     if wide:
         row += [
-            escape(",".join(pool.failure_domains)) or "<none>",
+            clip(escape(",".join(pool.failure_domains))) or "<none>",
             _or_none(pool.bootstrap_ref and pool.bootstrap_ref.kind),
         ]
-    return [escape(pool.namespace), *row] if view.all_namespaces else row
+    return [clip(escape(pool.namespace), NAME_WIDTH), *row] if view.all_namespaces else row
 
 
 LIST_COLUMNS = [

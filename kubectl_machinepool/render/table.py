@@ -19,6 +19,16 @@ KUBECTL_TABLE = TableFormat(
 )
 
 
+# A table pads every row to its widest cell: one huge value from a dump (a Node writes its own
+# kubeletVersion) would multiply the output by the number of rows. Cells are cut to these.
+CELL_WIDTH = 48
+NAME_WIDTH = 200
+
+
+def clip(text: str, width: int = CELL_WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], no_headers: bool) -> str:
     if not rows:
         return ""

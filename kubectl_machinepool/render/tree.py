@@ -26,7 +26,7 @@ from kubectl_machinepool.description import (
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.render.findings import findings_list
-from kubectl_machinepool.render.table import table
+from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 
@@ -35,6 +35,8 @@ COLUMNS = [
     "CONDITION", "STATUS", "REASON", "SINCE", "MESSAGE",
 ]  # fmt: skip
 MESSAGE_WIDTH = 60
+# A word longer than this (no place to wrap) is cut: the longest IDs, Azure's, stay whole.
+MESSAGE_LINE_MAX = 240
 LABEL_WIDTH = 22
 VERDICT_WORDS = {
     Verdict.SUPPORTED: "supported",
@@ -308,7 +310,7 @@ def cluster_row(cluster: ClusterDescription, opts: TreeOptions) -> Row:
 def _status(cond: Condition | None, palette: Palette) -> str:
     if cond is None:
         return ""
-    status = escape(cond.status)
+    status = clip(escape(cond.status))
     if cond.good:
         return palette.good(status)
     if cond.status == "Unknown" or cond.severity in ("Info", "Warning"):
@@ -319,29 +321,32 @@ def _status(cond: Condition | None, palette: Palette) -> str:
 def _condition_name(cond: Condition | None) -> str:
     if cond is None:
         return ""
-    return escape(f"{cond.type} (v1beta1)" if cond.legacy else cond.type)
+    return clip(escape(f"{cond.type} (v1beta1)" if cond.legacy else cond.type))
 
 
 def _draw(row: Row, lead: str, stem: str, opts: TreeOptions, out: list[list[str]]) -> None:
     """Append the row and its descendants; lead is this row's prefix, stem its children's."""
     cond, palette = row.condition, opts.palette
     # Cluster text is escaped before it is measured, wrapped or painted.
-    wrapped = textwrap.wrap(
-        escape(row.message), MESSAGE_WIDTH, break_long_words=False, break_on_hyphens=False
-    ) or [""]
+    wrapped = [
+        clip(line, MESSAGE_LINE_MAX)
+        for line in textwrap.wrap(
+            escape(row.message), MESSAGE_WIDTH, break_long_words=False, break_on_hyphens=False
+        )
+    ] or [""]
     paint: Callable[[str], str] = palette.bad if row.bad_message else (lambda text: text)
     since = _since(cond.since, opts.now) if cond else ""
-    reason = escape(cond.reason) if cond else ""
+    reason = clip(escape(cond.reason)) if cond else ""
     status = _status(cond, palette)
     first = paint(wrapped[0])
     mark = f" {palette.good(opts.glyphs.ok)}" if row.checked else ""
     out.append(
         [
-            lead + escape(row.name) + mark,
-            escape(row.ready),
-            escape(row.available),
-            escape(row.phase),
-            escape(row.version),
+            lead + clip(escape(row.name), NAME_WIDTH) + mark,
+            clip(escape(row.ready)),
+            clip(escape(row.available)),
+            clip(escape(row.phase)),
+            clip(escape(row.version)),
             "" if row.is_condition else _condition_name(cond),
             status,
             reason,

@@ -104,12 +104,6 @@ def _set_field(objects: list[dict], kind: str, path: tuple[str, ...], value: str
     target[path[-1]] = value
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="for the lead: render/tree.py and render/table.py pad every row of the tree to its "
-    "widest cell, so one long VERSION multiplies the output by the rows a long message wraps to",
-)
 @pytest.mark.parametrize(
     ("kind", "path"),
     [
