@@ -20,6 +20,7 @@ from typing import Literal
 from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.fields import dig, items, mapping, string_map, strings, text
+from kubectl_machinepool.goregex import unsafe_reason
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.states import MachineState, NodeState
 
@@ -119,29 +120,36 @@ def sync_rules(
     labels = _patterns(labels_override, _flag_values(args, LABELS_FLAG), ignored)
     annotations = _patterns(annotations_override, _flag_values(args, ANNOTATIONS_FLAG), ignored)
     if ignored:
-        source += "; ignored, as Python cannot compile them: " + ", ".join(ignored)
+        source += "; ignored: " + "; ".join(ignored)
     return SyncRules(tuple(labels), tuple(annotations), source)
 
 
 def _patterns(given: Sequence[str] | None, deployed: list[str], ignored: list[str]) -> list[str]:
     """The flag's regexes (a bad one is the user's error), else the Deployment's: one this
-    process cannot compile (Go's syntax differs a little) is left out and named, not fatal."""
+    process cannot compile (Go's syntax differs a little) or may not run safely is left out and
+    named, not fatal."""
     if given:
         for pattern in given:
-            try:
-                re.compile(pattern)
-            except re.error as err:
-                raise UsageError(f"invalid sync regex {pattern!r}: {err}") from err
+            why = _unusable(pattern)
+            if why:
+                raise UsageError(f"invalid sync regex {pattern!r}: {why}")
         return list(given)
     usable = []
     for pattern in deployed:
-        try:
-            re.compile(pattern)
-        except re.error:
-            ignored.append(repr(pattern))
+        why = _unusable(pattern)
+        if why:
+            ignored.append(f"{pattern!r} ({why})")
         else:
             usable.append(pattern)
     return usable
+
+
+def _unusable(pattern: str) -> str | None:
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as err:
+        return f"Python cannot compile it: {err}"
+    return unsafe_reason(pattern)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,21 +166,26 @@ class KeyReport:
     kind: Kind
     key: str
     value: str
-    # None: expected on the pool's Nodes; else why it will never get there.
+    # None: expected on the pool's Nodes (or unknown, see nodes); else why it never gets there.
     never_reason: str | None
     machines: tuple[Arrival, ...]
-    nodes: tuple[Arrival, ...]
+    # None when the Nodes could not be compared (PoolPropagation.nodes_unknown says why).
+    nodes: tuple[Arrival, ...] | None
 
     @property
     def everywhere(self) -> bool:
+        if self.nodes is None and self.never_reason is None:
+            return False  # not known for the Nodes
         return all(
-            a.state == "present" for a in (*self.machines, *self.nodes) if a.state != "never"
+            a.state == "present"
+            for a in (*self.machines, *(self.nodes or ()))
+            if a.state != "never"
         )
 
     @property
     def short(self) -> tuple[Arrival, ...]:
         return tuple(
-            a for a in (*self.machines, *self.nodes) if a.state in ("missing", "different")
+            a for a in (*self.machines, *(self.nodes or ())) if a.state in ("missing", "different")
         )
 
 
@@ -192,6 +205,8 @@ class PoolPropagation:
     keys: tuple[KeyReport, ...]
     leftovers: tuple[Leftover, ...]
     rules: SyncRules
+    # Why the Nodes were not compared (not read, or whether Cluster API syncs to them unknown).
+    nodes_unknown: str | None = None
 
     @property
     def summary(self) -> str:
@@ -200,6 +215,9 @@ class PoolPropagation:
         objects = {a.target for k in short for a in k.short}
         never = sum(1 for k in self.keys if k.never_reason is not None)
         parts = [f"{everywhere} key{'s' if everywhere != 1 else ''} propagated everywhere"]
+        if self.nodes_unknown:
+            on_machines = sum(1 for k in self.keys if all(a.state == "present" for a in k.machines))
+            parts = [f"{on_machines} key{'s' if on_machines != 1 else ''} on every Machine"]
         if short:
             nodes = sum(1 for o in objects if o.startswith("Node "))
             machines = len(objects) - nodes
@@ -210,6 +228,8 @@ class PoolPropagation:
             )
             parts.append(f"{len(short)} missing or different on {where}")
         parts.append(f"{never} will never reach Nodes")
+        if self.nodes_unknown:
+            parts.append(f"Nodes not compared: {self.nodes_unknown}")
         if self.leftovers:
             parts.append(f"{len(self.leftovers)} left on Nodes from an older template")
         return ", ".join(parts)
@@ -223,7 +243,18 @@ def _arrival(target: str, have: dict[str, str], key: str, value: str) -> Arrival
     return Arrival(target, "present", value)
 
 
+def _nodes_unknown(pool: PoolDescription) -> str | None:
+    if not pool.uses_machines and pool.pool.has_machines is None:
+        found = "not readable" if pool.infra_unread else "not found"
+        return f"whether the pool has MachinePool Machines is unknown (its infra pool is {found})"
+    if pool.counts.nodes_matched is None:
+        return "the Nodes of the workload cluster were not read"
+    return None
+
+
 def _never_reason(kind: Kind, key: str, pool: PoolDescription, rules: SyncRules) -> str | None:
+    if not pool.uses_machines and pool.pool.has_machines is None:
+        return None  # without the infra pool, nothing says whether Nodes get template metadata
     if not pool.uses_machines:
         return (
             "the pool has no MachinePool Machines: Cluster API copies no template metadata "
@@ -258,7 +289,8 @@ def propagation(pool: PoolDescription, raw_pool: RawObject, rules: SyncRules) ->
         },
     }
     machines = [i.machine for i in pool.instances if i.machine]
-    nodes = [i.node for i in pool.instances if i.node and i.listed]
+    unknown = _nodes_unknown(pool)
+    nodes = [i.node for i in pool.instances if i.node and i.listed] if unknown is None else []
     reports = []
     for kind, keys in wanted.items():
         for key, value in sorted(keys.items()):
@@ -275,7 +307,9 @@ def propagation(pool: PoolDescription, raw_pool: RawObject, rules: SyncRules) ->
                 else _arrival(f"Node {n.name}", _meta(n, kind), key, value)
                 for n in nodes
             )
-            reports.append(KeyReport(kind, key, value, never, on_machines, on_nodes))
+            reports.append(
+                KeyReport(kind, key, value, never, on_machines, None if unknown else on_nodes)
+            )
     leftovers = []
     trackers: tuple[tuple[Kind, str], ...] = (
         ("label", LABELS_FROM_MACHINE),
@@ -286,4 +320,4 @@ def propagation(pool: PoolDescription, raw_pool: RawObject, rules: SyncRules) ->
             for key in _tracked(node.annotations, tracker):
                 if key not in wanted[kind] and users_key(key):
                     leftovers.append(Leftover(kind, key, node.name, _meta(node, kind).get(key)))
-    return PoolPropagation(pool, tuple(reports), tuple(leftovers), rules)
+    return PoolPropagation(pool, tuple(reports), tuple(leftovers), rules, unknown)

@@ -31,7 +31,7 @@ def _value(value: str | None) -> str:
 
 def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
     lines = [f"  {report.kind} {escape(report.key)}={_value(report.value)}"]
-    everything = (*report.machines, *report.nodes)
+    everything = (*report.machines, *(report.nodes or ()))
     present = _present(everything)
     if present:
         lines.append(f"    {palette.good('✓')} {present}")
@@ -44,8 +44,10 @@ def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
                 f"    {mark['different']('~')} {escape(arrival.target)}: "
                 f"has {_value(arrival.actual)}"
             )
+    if report.nodes is None and report.never_reason is None:
+        lines.append("    ? Nodes: not compared")
     if report.never_reason:
-        anyway = [a.target for a in report.nodes if a.actual is not None]
+        anyway = [a.target for a in report.nodes or () if a.actual is not None]
         line = f"Nodes: never, {report.never_reason}"
         if anyway:
             line += f" ({_plural(len(anyway), 'Node')} carry it anyway, set outside Cluster API)"
@@ -56,7 +58,7 @@ def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
             subsequent_indent="      ",
             break_on_hyphens=False,
         )
-    if not everything:
+    if not everything and report.nodes is not None:
         lines.append("    (the pool has no Machines or Nodes to compare)")
     return lines
 
@@ -67,7 +69,8 @@ def render_propagation(pools: Sequence[PoolPropagation], palette: Palette) -> st
         mp = result.pool.pool
         machines = sum(1 for i in result.pool.instances if i.machine)
         nodes = sum(1 for i in result.pool.instances if i.listed and i.node)
-        found = f"{_plural(machines, 'Machine')}, {_plural(nodes, 'Node')}"
+        counted = "Nodes not read" if result.pool.counts.nodes_matched is None else None
+        found = f"{_plural(machines, 'Machine')}, {counted or _plural(nodes, 'Node')}"
         has = machine_pool_machines(result)
         if has is None:
             # Without the infra pool nothing says whether Machines exist: claim neither.
@@ -132,10 +135,12 @@ def propagation_document(pools: Sequence[PoolPropagation]) -> dict[str, Any]:
                         "kind": k.kind,
                         "key": k.key,
                         "value": k.value,
-                        "reachesNodes": k.never_reason is None,
+                        "reachesNodes": None
+                        if k.nodes is None and k.never_reason is None
+                        else k.never_reason is None,
                         "neverReason": k.never_reason,
                         "machines": [_arrival(a) for a in k.machines],
-                        "nodes": [_arrival(a) for a in k.nodes],
+                        "nodes": None if k.nodes is None else [_arrival(a) for a in k.nodes],
                     }
                     for k in r.keys
                 ],
@@ -143,6 +148,7 @@ def propagation_document(pools: Sequence[PoolPropagation]) -> dict[str, Any]:
                     {"kind": x.kind, "key": x.key, "node": x.node, "value": x.value}
                     for x in r.leftovers
                 ],
+                "nodesNotCompared": r.nodes_unknown,
                 "summary": r.summary,
             }
             for r in pools
