@@ -1,0 +1,253 @@
+"""Ctrl-C and SIGTERM to the installed plugin while a write hangs, and while it follows.
+
+The plugin runs as users run it (the console script, a process of its own) through the fault
+proxy; the proxy holds one write request unanswered and tells the test when it arrives, and the
+test sends the signal then. The contract: exit 130 / 143, the state left reported, what was
+written and can be undone taken back, never a traceback or "Aborted.".
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import pytest
+from support.controlplane import installed_plugin
+from support.faultproxy import Fault, FaultProxy, Injection, Match, Seen
+from support.faultstate import (
+    Collection,
+    Loaded,
+    changes,
+    load_through_proxy,
+    namespaced_collections,
+)
+from support.management import ManagementCluster
+
+MACHINE = "dev-mp-0-x7q2p"
+POOL = "dev-mp-0"
+# Long enough that the signal, not the timeout, ends the held request.
+REQUEST_TIMEOUT = "5s"
+WAIT = 60  # seconds: generous bounds on a run that should take a few
+
+
+@pytest.fixture
+def proxy(v1beta2: ManagementCluster, tmp_path: Path) -> Iterator[FaultProxy]:
+    with FaultProxy.for_apiserver(v1beta2.server, v1beta2.server.admin, tmp_path / "proxy") as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def collections(control_plane) -> list[Collection]:
+    from support.management import management_cluster
+
+    return namespaced_collections(management_cluster(control_plane, "v1beta2").api)
+
+
+@dataclass
+class Running:
+    """The plugin as a child process, its output read as it comes."""
+
+    process: subprocess.Popen[str]
+    out: list[str] = field(default_factory=list)
+    err: list[str] = field(default_factory=list)
+    following: threading.Event = field(default_factory=threading.Event)
+    readers: list[threading.Thread] = field(default_factory=list)
+
+    def _read(self, stream: IO[str], into: list[str]) -> None:
+        for line in stream:
+            into.append(line)
+            if line.startswith("Following "):
+                self.following.set()
+
+    def start_reading(self) -> None:
+        assert self.process.stdout is not None
+        assert self.process.stderr is not None
+        for stream, into in ((self.process.stdout, self.out), (self.process.stderr, self.err)):
+            reader = threading.Thread(target=self._read, args=(stream, into), daemon=True)
+            reader.start()
+            self.readers.append(reader)
+
+    def wait_for(self, event: threading.Event, what: str) -> None:
+        """Until the event, or fail at once with the plugin's stderr if it ended first."""
+        for _ in range(WAIT * 10):
+            if event.wait(0.1):
+                return
+            if self.process.poll() is not None:
+                self.finish()
+                break
+        pytest.fail(f"{what} never came; the plugin said:\n{''.join(self.err)}")
+
+    def finish(self) -> tuple[int, str, str]:
+        code = self.process.wait(timeout=WAIT)
+        for reader in self.readers:
+            reader.join(WAIT)
+        return code, "".join(self.out), "".join(self.err)
+
+
+@pytest.fixture
+def launch(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Iterator:
+    kubeconfig = proxy.write_kubeconfig(tmp_path / "proxy.kubeconfig", v1beta2.server.admin)
+    started: list[Running] = []
+
+    def run(namespace: str, *args: str) -> Running:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+        argv = [str(installed_plugin()), "delete-machine", MACHINE, "-n", namespace]
+        process = subprocess.Popen(
+            [*argv, "--kubeconfig", str(kubeconfig), "--yes", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            # Its own session, so the signal reaches it alone; if the test run dies, the proxy
+            # goes with it and the plugin ends on its next request.
+            start_new_session=True,
+        )
+        running = Running(process)
+        running.start_reading()
+        started.append(running)
+        return running
+
+    yield run
+    for running in started:
+        if running.process.poll() is None:
+            running.process.kill()
+            running.process.wait()
+        for stream in (running.process.stdout, running.process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def load(v1beta2: ManagementCluster, proxy: FaultProxy, collections: list[Collection]) -> Loaded:
+    return load_through_proxy(
+        v1beta2.api, "v1beta2", proxy, v1beta2.server.admin, "capd", collections
+    )
+
+
+def _path(namespace: str, rest: str) -> str:
+    return f"/apis/cluster.x-k8s.io/v1beta2/namespaces/{namespace}/{rest}"
+
+
+def interrupted_write(
+    v1beta2: ManagementCluster,
+    proxy: FaultProxy,
+    collections: list[Collection],
+    launch,
+    hold: Injection,
+    signum: int,
+    *args: str,
+) -> tuple[Loaded, int, str, str, dict]:
+    """Hold the write `hold` picks; when it arrives, send the signal; return what is left."""
+    loaded = load(v1beta2, proxy, collections)
+    held = hold.match
+    assert held is not None
+    proxy.arm(hold)
+    arrived = proxy.arrival(held)
+    running = launch(loaded.namespace, *args, "--no-wait", "--request-timeout", REQUEST_TIMEOUT)
+    running.wait_for(arrived, "the held write")
+    running.process.send_signal(signum)
+    code, out, err = running.finish()
+    left = changes(loaded.objects, loaded.snapshot(v1beta2.api, collections, created=True))
+    return loaded, code, out, err, left
+
+
+def assert_reported(loaded: Loaded, err: str, left: dict, written: str) -> None:
+    """Either everything written is taken back (and said so), or each object left is named."""
+    assert "Traceback" not in err
+    assert "Aborted." not in err
+    if left:
+        for key in left:
+            assert key.display in err, f"{key.display} is left changed and not named:\n{err}"
+    else:
+        assert "taken back" in err.lower(), err
+        assert f"Machine {loaded.namespace}/{MACHINE}" in err, err
+    assert written in err, err
+
+
+# STALL: the server never sees the held write; STALL_AFTER: it applied it, the answer is held.
+HOLDS = [Fault.STALL, Fault.STALL_AFTER]
+
+
+@pytest.mark.parametrize("hold", HOLDS, ids=lambda f: f.value)
+def test_ctrl_c_while_the_scale_step_hangs(v1beta2, proxy, collections, launch, hold) -> None:
+    def scale(seen: Seen) -> bool:
+        return seen.method == "PUT" and seen.path.endswith(f"/machinepools/{POOL}/scale")
+
+    loaded, code, _out, err, left = interrupted_write(
+        v1beta2, proxy, collections, launch, Injection(hold, match=scale), signal.SIGINT,
+        "--scale-down",
+    )  # fmt: skip
+    assert code == 130, err
+    # The annotation was written before the held /scale: it is part of the state to report.
+    assert_reported(loaded, err, left, "annotat")
+    assert set(left) <= {k for k in loaded.objects if k.kind in ("Machine", "MachinePool")}
+    pool = v1beta2.api.request("GET", _path(loaded.namespace, f"machinepools/{POOL}"))
+    if hold is Fault.STALL_AFTER:
+        # The pool is one lower for good: whatever is taken back, that is left and said.
+        assert pool["spec"]["replicas"] == 1
+        assert f"MachinePool {loaded.namespace}/{POOL}" in err, err
+
+
+@pytest.mark.parametrize("hold", HOLDS, ids=lambda f: f.value)
+def test_sigterm_while_the_delete_hangs(v1beta2, proxy, collections, launch, hold) -> None:
+    def delete(seen: Seen) -> bool:
+        return seen.method == "DELETE" and seen.path.endswith(f"/machines/{MACHINE}")
+
+    loaded, code, _out, err, left = interrupted_write(
+        v1beta2, proxy, collections, launch, Injection(hold, match=delete), signal.SIGTERM,
+        "--replace", "--drain-timeout", "5m",
+    )  # fmt: skip
+    assert code == 143, err
+    # The drain timeout was set before the held DELETE.
+    assert_reported(loaded, err, left, "nodeDrainTimeout")
+    assert set(left) <= {k for k in loaded.objects if k.kind == "Machine"}
+    machine = v1beta2.api.request("GET", _path(loaded.namespace, f"machines/{MACHINE}"))
+    deleting = "deletionTimestamp" in machine["metadata"]
+    assert deleting == (hold is Fault.STALL_AFTER)
+
+
+def _second_look_after_delete(namespace: str) -> Match:
+    """The follow loop's second read of the Machine (after its first sleep)."""
+    path = _path(namespace, f"machines/{MACHINE}")
+    state = {"deleted": False, "reads": 0}
+
+    def match(seen: Seen) -> bool:
+        if seen.path != path:
+            return False
+        if seen.method == "DELETE":
+            state["deleted"] = True
+        elif seen.method == "GET" and state["deleted"]:
+            state["reads"] += 1
+        return state["reads"] == 2
+
+    return match
+
+
+@pytest.mark.parametrize("moment", ["as-it-starts", "while-polling"])
+def test_ctrl_c_while_following_leaves_the_deletion_going(
+    v1beta2, proxy, collections, launch, moment
+) -> None:
+    """As it starts: right when "Following ... (Ctrl-C stops following)" is printed, which is
+    when a user reads that Ctrl-C is safe. While polling: during the loop's second look."""
+    loaded = load(v1beta2, proxy, collections)
+    proxy.arm()
+    polling = proxy.arrival(_second_look_after_delete(loaded.namespace))
+    running = launch(loaded.namespace, "--replace", "--wait", "--timeout", "1m")
+    running.wait_for(running.following, "the Following line")
+    if moment == "while-polling":
+        running.wait_for(polling, "the second read of the Machine")
+    os.kill(running.process.pid, signal.SIGINT)
+    code, _out, err = running.finish()
+    assert code == 130, err
+    assert "goes on in the cluster" in err
+    assert "Traceback" not in err
+    assert "Aborted." not in err
+    machine = v1beta2.api.request("GET", _path(loaded.namespace, f"machines/{MACHINE}"))
+    assert machine["metadata"]["deletionTimestamp"]

@@ -1,0 +1,291 @@
+"""Many runs of the plugin under injected faults, spread over worker processes.
+
+A cell is one run: a command, a scenario, and at most one fault at one request index. Each
+worker process imports the plugin once and runs it in-process (cli.main with its error boundary,
+as support.run.run_cli does), against its own fault proxy per API server and its own scenario
+namespaces: a namespace serves run after run while they leave its content unchanged, and is
+replaced by a fresh one once a run changed it. Stalls make a run wait for the request timeout;
+with several workers the waits overlap, which keeps the matrix at minutes.
+
+Workers are started with "spawn" (the parent runs proxy and server threads, which fork would
+copy mid-flight) and die with the test process (PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import multiprocessing
+import os
+import re
+import signal
+import ssl
+import time
+import traceback
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .controlplane import User
+from .faultproxy import Fault, FaultProxy, Injection, Paging, Seen, Upstream
+from .faultstate import (
+    Collection,
+    FastKubeAPI,
+    Loaded,
+    ObjectKey,
+    Snapshot,
+    changes,
+    delete_nodes,
+    load_through_proxy,
+    namespaced_collections,
+    put_back,
+)
+from .kinds import Kinds
+
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Server:
+    """What a worker needs to reach one test API server as its admin."""
+
+    generation: str
+    port: int
+    ca_file: Path
+    admin: User
+
+
+@dataclass(frozen=True)
+class Cell:
+    generation: str
+    scenario: str
+    # The command line without -n and --kubeconfig, which the worker adds.
+    argv: tuple[str, ...]
+    fault: Fault | None = None
+    index: int | None = None
+    # Page size the proxy asks for on namespaced lists, so that continue tokens are walked.
+    paging: int | None = None
+    # A read command: the worker also keeps the output of a clean run in the same namespace.
+    read_only: bool = False
+
+
+def creates(seen: Seen) -> bool:
+    return seen.method == "POST" and not seen.path.endswith("accessreviews")
+
+
+def changes_state(seen: Seen) -> bool:
+    """A request that can change what the server stores (an access review stores nothing)."""
+    return creates(seen) or seen.method in {"PUT", "PATCH", "DELETE"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    cell: Cell
+    code: int
+    out: str
+    err: str
+    namespace: str
+    salt: str
+    log: tuple[Seen, ...]
+    before: Snapshot
+    changed: dict[ObjectKey, tuple[dict[str, Any] | None, dict[str, Any] | None]]
+    # Read cells: stdout of a fault-free run of the same command in the same namespace.
+    clean_out: str | None
+    proxy_errors: tuple[str, ...]
+    seconds: float
+
+    def generic(self, text: str) -> str:
+        """Text with this run's namespace and salt replaced, comparable across namespaces."""
+        text = text.replace(self.namespace, "{ns}")
+        return text.replace(self.salt, "{salt}") if self.salt else text
+
+    def label(self, index: int) -> str:
+        """`METHOD path?query` of request #index, namespace-free, continue tokens elided."""
+        if index > len(self.log):
+            return "<not sent>"
+        seen = self.log[index - 1]
+        return re.sub(r"continue=[^&]*", "continue=…", self.generic(f"{seen.method} {seen.target}"))
+
+    @property
+    def fired(self) -> Seen | None:
+        return next((s for s in self.log if s.fault is not None), None)
+
+    @property
+    def forwarded_writes(self) -> list[Seen]:
+        return [
+            s
+            for s in self.log
+            if changes_state(s) and s.forwarded and 200 <= (s.upstream_status or 0) < 300
+        ]
+
+
+def _namespaced(seen: Seen) -> bool:
+    return "/namespaces/" in seen.path
+
+
+def invoke(argv: list[str]) -> tuple[int, str, str]:
+    """cli.main in this process, like run_cli: exit code, stdout, stderr. An exception that
+    escapes the error boundary is a bug; its traceback goes to stderr, the code is -1."""
+    from kubectl_machinepool.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(argv)
+            code = 0
+        except SystemExit as exited:
+            code = exited.code if isinstance(exited.code, int) else 0
+        except BaseException:  # reported as a traceback, which fails the cell
+            traceback.print_exc()
+            code = -1
+    return code, out.getvalue(), err.getvalue()
+
+
+@dataclass
+class _Site:
+    """One API server as one worker sees it: its proxy, its namespaces, clean outputs."""
+
+    server: Server
+    workdir: Path
+    api: FastKubeAPI = field(init=False)
+    collections: list[Collection] = field(init=False)
+    proxy: FaultProxy = field(init=False)
+    kubeconfig: Path = field(init=False)
+    loaded: dict[str, Loaded] = field(default_factory=dict)
+    clean: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
+    # The next namespace per scenario, made in the background while runs go on.
+    spares: dict[str, Future[Loaded]] = field(default_factory=dict)
+    _maker: ThreadPoolExecutor = field(init=False)
+    _maker_api: FastKubeAPI = field(init=False)
+
+    def __post_init__(self) -> None:
+        context = ssl.create_default_context(cafile=str(self.server.ca_file))
+        context.load_cert_chain(str(self.server.admin.cert), str(self.server.admin.key))
+        self.api = FastKubeAPI("127.0.0.1", self.server.port, context, Kinds())
+        self._maker_api = FastKubeAPI("127.0.0.1", self.server.port, context, Kinds())
+        self._maker = ThreadPoolExecutor(1, thread_name_prefix="namespace-maker")
+        self.collections = namespaced_collections(self.api)
+        self.proxy = FaultProxy(
+            Upstream("127.0.0.1", self.server.port, context), self.workdir / "proxy"
+        ).start()
+        self.kubeconfig = self.proxy.write_kubeconfig(
+            self.workdir / "proxy.kubeconfig", self.server.admin
+        )
+
+    def _make(self, scenario: str) -> Loaded:
+        return load_through_proxy(
+            self._maker_api,
+            self.server.generation,
+            self.proxy,
+            self.server.admin,
+            scenario,
+            self.collections,
+        )
+
+    def namespace(self, scenario: str) -> Loaded:
+        if scenario not in self.loaded:
+            spare = self.spares.pop(scenario, None) or self._maker.submit(self._make, scenario)
+            self.loaded[scenario] = spare.result()
+            self.spares[scenario] = self._maker.submit(self._make, scenario)
+        return self.loaded[scenario]
+
+    def _settle(self, cell: Cell, loaded: Loaded, changed: dict[Any, Any]) -> None:
+        """Keep the namespace for the next run if it holds what it held, else drop it."""
+        if not changed:
+            return
+        if put_back(self.api, self.collections, changed):
+            again = loaded.snapshot(self.api, self.collections, created=False)
+            if again == loaded.objects:
+                return
+        del self.loaded[cell.scenario]
+        delete_nodes(self.api, loaded)
+
+    def _clean_output(self, cell: Cell, argv: list[str], namespace: str) -> str | None:
+        key = (namespace, cell.argv)
+        if key not in self.clean:
+            self.proxy.arm()
+            code, out, _ = invoke(argv)
+            self.clean[key] = out if code == 0 else ""
+        return self.clean[key]
+
+    def run(self, cell: Cell) -> Outcome:
+        loaded = self.namespace(cell.scenario)
+        argv = [*cell.argv, "-n", loaded.namespace, "--kubeconfig", str(self.kubeconfig)]
+        clean_out = self._clean_output(cell, argv, loaded.namespace) if cell.read_only else None
+        injection = Injection(cell.fault, index=cell.index) if cell.fault else None
+        paging = Paging(cell.paging, _namespaced) if cell.paging else None
+        self.proxy.arm(injection, paging)
+        started = time.monotonic()
+        code, out, err = invoke(argv)
+        seconds = time.monotonic() - started
+        log = tuple(self.proxy.log)
+        # Every request of the plugin passed the proxy (the workload Secret points there too):
+        # a read run that sent nothing that changes state left the namespace as it was.
+        wrote = any(changes_state(s) and s.forwarded for s in log)
+        changed = {}
+        if wrote or not cell.read_only:
+            created = any(creates(s) and s.forwarded for s in log)
+            after = loaded.snapshot(self.api, self.collections, created=created)
+            changed = changes(loaded.objects, after)
+        self._settle(cell, loaded, changed)
+        return Outcome(
+            cell,
+            code,
+            out,
+            err,
+            loaded.namespace,
+            loaded.salt,
+            log,
+            loaded.objects,
+            changed,
+            clean_out,
+            tuple(self.proxy.errors),
+            seconds,
+        )
+
+
+class _Worker:
+    def __init__(self, servers: tuple[Server, ...], workdir: Path) -> None:
+        self.servers = {s.generation: s for s in servers}
+        self.workdir = workdir
+        self.sites: dict[str, _Site] = {}
+
+    def run(self, cell: Cell) -> Outcome:
+        if cell.generation not in self.sites:
+            self.sites[cell.generation] = _Site(
+                self.servers[cell.generation], self.workdir / cell.generation
+            )
+        return self.sites[cell.generation].run(cell)
+
+
+# This process's worker, once it is one.
+_WORKER: dict[str, _Worker] = {}
+
+
+def _start_worker(servers: tuple[Server, ...], workdir: str) -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _WORKER["worker"] = _Worker(servers, Path(workdir) / f"worker-{os.getpid()}")
+
+
+def _run_cell(cell: Cell) -> Outcome:
+    return _WORKER["worker"].run(cell)
+
+
+class Matrix:
+    """A pool of worker processes running cells; results come back in cell order."""
+
+    def __init__(self, servers: list[Server], workdir: Path, workers: int) -> None:
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(tuple(servers), str(workdir)),
+        )
+
+    def run(self, cells: list[Cell]) -> list[Outcome]:
+        return list(self._executor.map(_run_cell, cells))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
