@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 from kubectl_machinepool.conditions import read_conditions
 from kubectl_machinepool.deleteplan import Mode, ObjectRef, Plan, Write
@@ -275,6 +275,7 @@ class _Run:
 
     def run(self) -> None:
         for index, write in enumerate(self.plan.writes, 1):
+            self._still_as_left(index, write)
             try:
                 with self.signals.sending():
                     self.send(write)
@@ -296,7 +297,30 @@ class _Run:
                 _exit_code(self.signals.received), "after the last write: every write was made"
             )
 
-    def _failed(self, index: int, write: Write, err: MachinePoolError, effect: bool | None) -> None:
+    def _still_as_left(self, index: int, write: Write) -> None:
+        """Objects written earlier must still be as this run left them: the next write was
+        planned on top of them (a scale step on top of a Machine's annotation, with the Machine
+        still the pool's). The server checks the next write's own object; this checks the rest."""
+        earlier = {_key(w.target): w for w in self.applied if _key(w.target) != _key(write.target)}
+        for key, done in earlier.items():
+            try:
+                with self.signals.sending():
+                    fresh = self._read(done.target)
+            except _Stop as stop:
+                self._stopped(index, write, stop.signum, False)
+            except MachinePoolError as err:
+                self._failed(index, write, err, False)
+            left = self.relied[key]
+            if fresh is None or identity(fresh) != identity(left):
+                changed = (
+                    "is gone" if fresh is None else f"changed ({_changed_fields(left, fresh)})"
+                )
+                conflict = ConflictError(f"{done.target.display} {changed} since {done.summary}")
+                self._failed(index, write, conflict, False)
+
+    def _failed(
+        self, index: int, write: Write, err: MachinePoolError, effect: bool | None
+    ) -> NoReturn:
         step = self.step(index, write)
         if effect is None:
             raise IncompleteError(
@@ -310,7 +334,7 @@ class _Run:
             raise IncompleteError(message, hint=self._check_hint()) from err
         raise err.restated(message) from err
 
-    def _stopped(self, index: int, write: Write, signum: int, effect: bool | None) -> None:
+    def _stopped(self, index: int, write: Write, signum: int, effect: bool | None) -> NoReturn:
         name = "SIGTERM" if signum == signal.SIGTERM else "SIGINT"
         step = self.step(index, write)
         if effect is None:

@@ -463,3 +463,32 @@ def test_on_azure_a_failed_scale_step_says_the_annotation_stays(mgmt, capsys) ->
     assert "deletes an annotated Machine on the mark alone" in result.err
     annotations = machine(mgmt, namespace, "vmss-workers-1")["metadata"]["annotations"]
     assert "cluster.x-k8s.io/delete-machine" in annotations
+
+
+def test_scale_down_stops_when_the_machine_is_reparented_after_its_annotation(
+    mgmt, capsys, monkeypatch
+) -> None:
+    """The scale step is made on top of the annotation: the Machine must still be the pool's."""
+    namespace, _ = load(mgmt, "capd")
+    path = (
+        f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines/dev-mp-0-x7q2p"
+    )
+    real = Kube.request
+
+    def reparent_after_the_annotation(self, method, url, *args, **kwargs):
+        answer = real(self, method, url, *args, **kwargs)
+        if method == "PATCH" and url == path:
+            owners = machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"]["ownerReferences"]
+            owners[0]["uid"] = "2b1a7c0e-0000-4000-8000-000000000000"
+            mgmt.api.request("PATCH", path, {"metadata": {"ownerReferences": owners}},
+                             "application/merge-patch+json")  # fmt: skip
+        return answer
+
+    monkeypatch.setattr(Kube, "request", reparent_after_the_annotation)
+    result = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down", "--yes")
+    assert result.code == 1, result.err
+    assert "changed (metadata.ownerReferences) since annotate" in result.err
+    assert "the cluster is as before" in result.err
+    assert pool(mgmt, namespace, "dev-mp-0")["spec"]["replicas"] == 2
+    annotations = machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"].get("annotations", {})
+    assert "cluster.x-k8s.io/delete-machine" not in annotations
