@@ -1,0 +1,66 @@
+"""Reads under single faults, named one by one: what client-go retries, we retry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.faultproxy import Fault, Injection, Paging, fault_proxy
+from support.management import ManagementCluster
+from support.objects import list_scenario
+from support.run import run_cli
+
+CRD_GET = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+
+
+def _list(capsys, kubeconfig: Path, namespace: str, *args: str):
+    return run_cli(capsys, "list", "-n", namespace, "--kubeconfig", str(kubeconfig), *args)
+
+
+@pytest.fixture
+def seeded(v1beta2: ManagementCluster) -> str:
+    namespace = v1beta2.new_namespace()
+    v1beta2.create(list_scenario("v1beta2", namespace))
+    return namespace
+
+
+def test_429_with_retry_after_is_waited_out(v1beta2, seeded, capsys, tmp_path) -> None:
+    with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
+        kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
+        pools = f"/apis/cluster.x-k8s.io/v1beta2/namespaces/{seeded}/machinepools"
+        proxy.arm(Injection(Fault.TOO_MANY_REQUESTS, match=lambda s: s.path == pools))
+        result = _list(capsys, kubeconfig, seeded, "-o", "name")
+        asked = [s for s in proxy.log if s.path == pools]
+    assert (result.code, result.err) == (0, "")
+    assert "machinepool.cluster.x-k8s.io/asg-workers" in result.out
+    assert [s.fault for s in asked] == [Fault.TOO_MANY_REQUESTS, None]
+
+
+def test_a_failing_crd_get_falls_back_to_discovery(v1beta2, seeded, capsys, tmp_path) -> None:
+    with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
+        kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
+        clean = _list(capsys, kubeconfig, seeded, "-o", "json")
+        proxy.arm(Injection(Fault.SERVER_ERROR, match=lambda s: s.path.startswith(CRD_GET)))
+        result = _list(capsys, kubeconfig, seeded, "-o", "json")
+        fired = proxy.fired
+    assert fired is not None
+    assert (result.code, result.err) == (0, "")
+    assert result.out == clean.out
+
+
+def test_an_expired_continue_token_restarts_the_list(v1beta2, seeded, capsys, tmp_path) -> None:
+    with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
+        kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
+        proxy.arm(
+            Injection(Fault.GONE, match=lambda s: "continue" in s.params),
+            Paging(1, match=lambda s: s.path.endswith("/machinepools")),
+        )
+        result = _list(capsys, kubeconfig, seeded, "-o", "name")
+        fired = proxy.fired
+    assert fired is not None
+    assert result.code == 0, result.err
+    names = [line for line in result.out.splitlines() if line]
+    assert names == sorted(set(names))  # every pool once: no page of the first try kept
+    assert len(names) == len(
+        [o for o in list_scenario("v1beta2", seeded) if o["kind"] == "MachinePool"]
+    )
