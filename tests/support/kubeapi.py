@@ -21,6 +21,11 @@ class APIError(Exception):
     def __init__(self, status: int, body: str) -> None:
         super().__init__(f"HTTP {status}: {body[:500]}")
         self.status = status
+        self.body = body
+
+    def __reduce__(self) -> tuple[type[APIError], tuple[int, str]]:
+        # Raised in the fault matrix's worker processes: it must cross back whole.
+        return (APIError, (self.status, self.body))
 
 
 @dataclass
