@@ -179,7 +179,8 @@ class Kube:
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
         chunks, size = [], 0
         try:
-            while chunk := response.read(1 << 20):
+            # read1: one receive at a time, so a server dripping bytes meets the deadline.
+            while chunk := response.read1(1 << 20):
                 size += len(chunk)
                 if size > MAX_ANSWER:
                     raise ClusterAccessError(

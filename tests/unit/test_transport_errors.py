@@ -115,3 +115,52 @@ def test_a_server_that_is_not_kubernetes(
         "/apis/cluster.x-k8s.io like a Kubernetes API server",
         "hint: check the server address and any proxy in between",
     ]
+
+
+@pytest.fixture
+def dripping_server() -> Iterator[tuple[int, list[int]]]:
+    """Answers 200 at once, then its body one byte every 0.1 s: each read meets its timeout."""
+    import http.server
+    import threading
+    import time
+
+    sent: list[int] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                for _ in range(100_000):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    sent.append(1)
+                    time.sleep(0.1)
+            except OSError:
+                pass  # the client gave up: what this test wants
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1], sent
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_dripping_answer_meets_the_request_timeout(
+    tmp_path: Path, dripping_server: tuple[int, list[int]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The timeout bounds the whole answer, not each read: else 100,000 bytes take hours."""
+    port, sent = dripping_server
+    config = kubeconfig_for(tmp_path, port)
+    config.write_text(config.read_text().replace("https://", "http://"))
+    result = run_cli(capsys, "list", "--kubeconfig", str(config), "--request-timeout", "1s")
+    assert result.code == 1
+    assert "did not answer within the request timeout" in result.err
+    assert len(sent) < 1000  # it stopped reading long before the body was complete
