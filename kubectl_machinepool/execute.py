@@ -41,6 +41,8 @@ from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 
 Report = Callable[[str], None]
 MERGE_PATCH = "application/merge-patch+json"
+# After a failure or a signal, the longest any request may take, even with --request-timeout 0.
+SETTLE_TIMEOUT = 15.0
 Key = tuple[str, str, str]
 
 
@@ -113,9 +115,19 @@ def _scaled(write: Write, relied: RawObject, fresh: RawObject) -> bool | None:
     now = integer(dig(fresh, "metadata", "generation"))
     if now is not None and now == was:
         return False  # the spec is untouched since the plan
+    if now is not None and was is not None and now > was + 1:
+        return None  # someone else changed the spec too: its replicas prove nothing
     # Someone else may have scaled it after us: only the replicas we asked for are proof.
     wanted = integer(dig(write.body, "spec", "replicas"))
     return True if integer(dig(fresh, "spec", "replicas")) == wanted else None
+
+
+class _Abandon(BaseException):
+    """A second signal while the state was being worked out: stop at once."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 class _Stop(BaseException):
@@ -136,6 +148,8 @@ class _Signals:
 
     def __init__(self) -> None:
         self.received: int | None = None
+        # Working out the state after a failure or a first signal: a second signal gives up.
+        self.settling = False
         self._armed = False
         self._saved: dict[int, Any] = {}
 
@@ -152,11 +166,14 @@ class _Signals:
             signal.signal(signum, handler)
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
-        if self.received is None:
+        again = self.received is not None
+        if not again:
             self.received = signum
         if self._armed:
             self._armed = False
             raise _Stop(signum, sent=True)
+        if again and self.settling:
+            raise _Abandon(signum)
 
     @contextmanager
     def sending(self) -> Iterator[None]:
@@ -183,8 +200,19 @@ class _Run:
     relied: dict[Key, RawObject]
     applied: list[Write] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    # The write being sent or settled, for a report cut short by a second signal.
+    current: Write | None = None
 
     # -- one request -----------------------------------------------------------------------
+
+    @property
+    def _timeout(self) -> float | None:
+        """After a failure or a signal every request is bounded, whatever --request-timeout
+        says: the state must be reported, not waited for forever."""
+        if not self.signals.settling:
+            return None  # the connection's own
+        own = self.kube.timeout
+        return SETTLE_TIMEOUT if own is None else min(own, SETTLE_TIMEOUT)
 
     def _send(self, write: Write) -> dict[str, Any]:
         ref = write.target
@@ -199,44 +227,49 @@ class _Run:
             if self.dry_run:
                 # With a body, the server reads DeleteOptions from it and ignores the query.
                 options["dryRun"] = ["All"]
-            return self.kube.request("DELETE", ref.path(), query, body=options)
+            return self.kube.request(
+                "DELETE", ref.path(), query, body=options, timeout=self._timeout
+            )
         body = copy.deepcopy(write.body or {})
         body.setdefault("metadata", {})["resourceVersion"] = version
         if write.verb == "update":
-            return self.kube.request("PUT", ref.path(write.subresource), query, body=body)
+            return self.kube.request(
+                "PUT", ref.path(write.subresource), query, body=body, timeout=self._timeout
+            )
         return self.kube.request(
-            "PATCH", ref.path(write.subresource), query, body=body, content_type=MERGE_PATCH
+            "PATCH",
+            ref.path(write.subresource),
+            query,
+            body=body,
+            content_type=MERGE_PATCH,
+            timeout=self._timeout,
         )
 
     def _read(self, ref: ObjectRef) -> RawObject | None:
         try:
-            return self.kube.request("GET", ref.path())
+            return self.kube.request("GET", ref.path(), timeout=self._timeout)
         except NotFoundError:
             return None
 
-    def send(self, write: Write, undoing: Write | None = None) -> None:
+    def send(self, write: Write) -> None:
         """Send with preconditions. A 409 is retried once, and only when nothing but status
         changed since what this write relies on (owners, finalizers, labels, annotations,
-        spec, deletion and uid all as they were); an undo, only while the object still holds
-        what the write it undoes put there."""
+        spec, deletion and uid all as they were). The same holds for taking a write back:
+        never on top of someone else's change."""
         key = _key(write.target)
         try:
             answer = self._send(write)
-        except ConflictError:
+        except ConflictError as err:
             fresh = self._read(write.target)
             relied = self.relied[key]
             if fresh is None or dig(fresh, "metadata", "uid") != write.target.uid:
-                raise ConflictError(f"{write.target.display} is gone") from None
-            if undoing is not None:
-                if not _reflected(undoing.body or {}, fresh):
-                    raise ConflictError(
-                        f"{write.target.display} no longer holds what {undoing.summary} wrote"
-                    ) from None
-            elif identity(fresh) != identity(relied):
+                raise ConflictError(f"{write.target.display} is gone", status=409) from err
+            if identity(fresh) != identity(relied):
                 raise ConflictError(
                     f"{write.target.display} changed meanwhile ({_changed_fields(relied, fresh)})",
                     hint="run the command again to plan from what is there now",
-                ) from None
+                    status=409,  # the server refused: a definite answer, whatever changed it
+                ) from err
             self.versions[key] = text(dig(fresh, "metadata", "resourceVersion")) or ""
             answer = self._send(write)
         self._record(write, answer)
@@ -251,6 +284,7 @@ class _Run:
 
     def settle(self, write: Write) -> bool | None:
         """After an unanswered write: did it take effect? None when that cannot be told."""
+        self.signals.settling = True
         if self.dry_run:
             return False  # nothing persists either way
         try:
@@ -275,6 +309,7 @@ class _Run:
 
     def run(self) -> None:
         for index, write in enumerate(self.plan.writes, 1):
+            self.current = write
             self._still_as_left(index, write)
             try:
                 with self.signals.sending():
@@ -292,10 +327,26 @@ class _Run:
                 )
             self.applied.append(write)
             self.lines.append(f"{write.target.kubectl_name} {write.done}")
+        self.current = None
         if self.signals.received is not None:
+            done = "; ".join(f"{w.summary}: done" for w in self.applied)
             raise Interrupted(
-                _exit_code(self.signals.received), "after the last write: every write was made"
+                _exit_code(self.signals.received),
+                f"after the last write; every write was made: {done}",
             )
+
+    def abandoned(self, signum: int) -> Interrupted:
+        """A second signal cut the working out short: say what is known, and what is not."""
+        known = [f"{w.summary}: done" for w in self.applied]
+        if self.current is not None and self.current not in self.applied:
+            known.append(
+                f"{self.current.summary}: unknown, {self.current.target.display} must be checked"
+            )
+        return Interrupted(
+            _exit_code(signum),
+            "stopped again before the state was worked out: "
+            + ("; ".join(known) or "nothing was written"),
+        )
 
     def _still_as_left(self, index: int, write: Write) -> None:
         """Objects written earlier must still be as this run left them: the next write was
@@ -315,21 +366,28 @@ class _Run:
                 changed = (
                     "is gone" if fresh is None else f"changed ({_changed_fields(left, fresh)})"
                 )
-                conflict = ConflictError(f"{done.target.display} {changed} since {done.summary}")
+                conflict = ConflictError(
+                    f"{done.target.display} {changed} since {done.summary}", status=409
+                )
                 self._failed(index, write, conflict, False)
 
     def _failed(
         self, index: int, write: Write, err: MachinePoolError, effect: bool | None
     ) -> NoReturn:
         step = self.step(index, write)
+        signum = self.signals.received
         if effect is None:
-            raise IncompleteError(
+            message = (
                 f"{step} got no answer ({err.message}), and whether it took effect cannot be "
-                f"read back: {self._unknown(write)}",
-                hint=self._check_hint(),
-            ) from err
+                f"read back: {self._unknown(write)}"
+            )
+            if signum is not None:
+                raise Interrupted(_exit_code(signum), message) from err
+            raise IncompleteError(message, hint=self._check_hint()) from err
         taken, left = self.take_back()
         message = f"{step} failed: {err.message}. {self._state(taken, left)}"
+        if self.signals.received is not None:  # a signal came while taking back
+            raise Interrupted(_exit_code(self.signals.received), message) from err
         if left:
             raise IncompleteError(message, hint=self._check_hint()) from err
         raise err.restated(message) from err
@@ -356,6 +414,7 @@ class _Run:
     def take_back(self) -> tuple[list[str], list[str]]:
         """Undo applied writes newest first, stopping at the first that cannot be undone:
         older writes stay with it, since it was made on top of them."""
+        self.signals.settling = True
         taken: list[str] = []
         done = list(self.applied)
         while done:
@@ -373,7 +432,7 @@ class _Run:
     def _undo(self, write: Write) -> bool:
         undo = Write("patch", write.target, write.undo_summary, write.undo)
         try:
-            self.send(undo, undoing=write)
+            self.send(undo)
         except MachinePoolError as err:
             if _definite(err) or self.settle(undo) is not True:
                 self.warn(f"taking back {write.summary} failed: {err.message}")
@@ -447,7 +506,10 @@ def execute(kube: Kube, plan: Plan, *, dry_run: bool, warn: Report) -> Outcome:
             {_key(w.target): w.target.resource_version for w in plan.writes},
             relied,
         )
-        run.run()
+        try:
+            run.run()
+        except _Abandon as stop:
+            raise run.abandoned(stop.signum) from None
     suffix = " (server dry run)" if dry_run else ""
     return Outcome(tuple(line + suffix for line in run.lines))
 

@@ -33,8 +33,9 @@ LIST_CHUNK = 500
 READ_RETRIES = 3
 # The longest Retry-After honoured; a server asking for more gets its error reported.
 MAX_RETRY_AFTER = 10.0
-# No answer is read beyond this: a hostile or broken server must not exhaust memory.
-MAX_ANSWER = 1 << 30
+# No answer is read beyond this: a hostile or broken server must not exhaust memory. A page of
+# LIST_CHUNK Machines is a few MiB.
+MAX_ANSWER = 64 << 20
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
@@ -87,6 +88,11 @@ class Kube:
             os.close(fd)
 
     @property
+    def timeout(self) -> float | None:
+        """Each request's timeout (--request-timeout); None waits forever."""
+        return self._timeout
+
+    @property
     def where(self) -> str:
         ctx = self.connection.context
         return f"context {ctx!r} ({self.connection.server})" if ctx else self.connection.server
@@ -102,14 +108,22 @@ class Kube:
         *,
         body: dict[str, Any] | None = None,
         content_type: str = "application/json",
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        """One API call. Reads are retried as client-go retries them: after a dropped connection
-        and when the server asks for it (429/5xx with Retry-After). Writes never are: whether a
-        write took effect is for the caller to find out."""
+        """One API call; timeout, when given, replaces the connection's own. Reads are
+        retried as client-go retries them: after a dropped connection and when the server asks
+        for it (429/5xx with Retry-After). Writes never are: whether a write took effect is for
+        the caller to find out."""
         for attempt in range(READ_RETRIES + 1):
             try:
                 return self._request(
-                    method, path, query=query, accept=accept, body=body, content_type=content_type
+                    method,
+                    path,
+                    query=query,
+                    accept=accept,
+                    body=body,
+                    content_type=content_type,
+                    timeout=self._timeout if timeout is None else timeout,
                 )
             except _Retry as retry:
                 if method != "GET" or attempt == READ_RETRIES or retry.after is None:
@@ -126,6 +140,7 @@ class Kube:
         accept: str,
         body: dict[str, Any] | None,
         content_type: str,
+        timeout: float | None,
     ) -> dict[str, Any]:
         import urllib3
         from kubernetes.client.exceptions import ApiException
@@ -141,11 +156,9 @@ class Kube:
             headers = urllib3.HTTPHeaderDict(plain_headers)
             for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
                 headers.add(name, value)
-            response = self._client.call_api(
-                method, url, headers, body, _request_timeout=self._timeout
-            )
+            response = self._client.call_api(method, url, headers, body, _request_timeout=timeout)
             status = response.status
-            data = self._body(response.response)
+            data = self._body(response.response, timeout)
             retry_after = response.response.headers.get("Retry-After")
         except urllib3.exceptions.NewConnectionError as err:
             # Caught first: urllib3 derives it from its timeout errors.
@@ -160,8 +173,9 @@ class Kube:
             raise _Retry(self._unreachable(err), 0.0) from err
         except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
             raise self._unreachable(err) from err
-        except ValueError as err:
-            # http.client refuses header values with control characters; never echo them.
+        except (ValueError, TypeError) as err:
+            # http.client refuses header values with control characters, ssl a server name with
+            # a NUL; never echo them.
             raise ClusterAccessError(
                 f"the request to {self.where} could not be sent ({type(err).__name__})"
             ) from err
@@ -173,16 +187,16 @@ class Kube:
             raise _Retry(error, wait)
         raise error
 
-    def _body(self, response: Any) -> bytes:
+    def _body(self, response: Any, timeout: float | None) -> bytes:
         """The answer, read in pieces: never more than MAX_ANSWER bytes, nor past the request
         timeout in total (a server dripping bytes resets a per-read timeout forever)."""
-        deadline = None if self._timeout is None else time.monotonic() + self._timeout
-        chunks, size = [], 0
+        deadline = None if timeout is None else time.monotonic() + timeout
+        answer = bytearray()
         try:
             # read1: one receive at a time, so a server dripping bytes meets the deadline.
             while chunk := response.read1(1 << 20):
-                size += len(chunk)
-                if size > MAX_ANSWER:
+                answer += chunk
+                if len(answer) > MAX_ANSWER:
                     raise ClusterAccessError(
                         f"the API server of {self.where} sent an answer larger than "
                         f"{MAX_ANSWER >> 20} MiB",
@@ -190,10 +204,9 @@ class Kube:
                     )
                 if deadline is not None and time.monotonic() > deadline:
                     raise TimeoutError("the answer took longer than the request timeout")
-                chunks.append(chunk)
         finally:
             response.release_conn()
-        return b"".join(chunks)
+        return bytes(answer)
 
     def _document(self, body: bytes, path: str) -> dict[str, Any]:
         try:
@@ -382,7 +395,7 @@ class _Retry(Exception):
 
 def _retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header (kube-apiserver sends whole seconds)."""
-    if value is None or not value.strip().isdigit():
+    if value is None or not (value.strip().isascii() and value.strip().isdigit()):
         return None
     seconds = float(value.strip())
     return seconds if seconds <= MAX_RETRY_AFTER else None
