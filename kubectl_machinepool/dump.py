@@ -201,6 +201,11 @@ def _documents(source: str, content: str) -> Iterator[Any]:
         raise MachinePoolError(f"cannot parse {source}: {err}".splitlines()[0]) from err
 
 
+def read_documents(source: str, content: str) -> list[Any]:
+    """Every document of a YAML or JSON text, within dumps' bounds on nesting and aliases."""
+    return list(_documents(source, content))
+
+
 def _objects(doc: Any, source: str, defaults: dict[str, str] | None = None) -> Iterator[RawObject]:
     if doc is None:
         return

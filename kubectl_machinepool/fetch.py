@@ -9,18 +9,16 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterable
 
-import yaml
-
 from kubectl_machinepool.connection import connection_from_dict, load_connection
 from kubectl_machinepool.deleteplan import Disruption, disruption_of
 from kubectl_machinepool.description import Selection, selected
+from kubectl_machinepool.dump import read_documents
 from kubectl_machinepool.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes, group_of
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
 PODS = Resource("", "v1", "Pod", "pods")
@@ -152,14 +150,16 @@ def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> object:
     name = f"{cluster}-kubeconfig"
     secret = kube.request("GET", f"/api/v1/namespaces/{namespace}/secrets/{name}")
     value = dig(secret, "data", "value")
+    unusable = MachinePoolError(f"Secret {namespace}/{name} holds no kubeconfig under key value")
     try:
         if not isinstance(value, str):
-            raise TypeError(value)
-        return yaml.load(base64.b64decode(value, validate=True), Loader=_Loader)
-    except (TypeError, ValueError, yaml.YAMLError, RecursionError) as err:
-        raise MachinePoolError(
-            f"Secret {namespace}/{name} holds no kubeconfig under key value"
-        ) from err
+            raise unusable
+        content = base64.b64decode(value, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError) as err:
+        raise unusable from err
+    # Whoever writes the Secret writes this YAML: dumps' bounds on nesting and aliases apply.
+    documents = read_documents(f"Secret {namespace}/{name}", content)
+    return documents[0] if documents else None
 
 
 def _token_secrets(workload: Kube) -> tuple[str, ...] | None:

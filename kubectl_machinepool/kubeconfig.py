@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,6 +227,19 @@ def _named(document: dict[str, Any], section: str, where: _Where) -> dict[str, d
     return found
 
 
+# A TLS server name is a DNS name or an IP address; anything else only breaks the handshake.
+_HOST_NAME = re.compile(r"[A-Za-z0-9.:\-]{1,253}")
+# kubectl sends one header per impersonation entry; nobody needs this many.
+MAX_IMPERSONATION = 64
+
+
+def _host_name(value: Any, where: _Where) -> str | None:
+    name = _string(value, where)
+    if name is not None and not _HOST_NAME.fullmatch(name):
+        raise where.fail("a host name")
+    return name
+
+
 def _cluster(body: dict[str, Any], where: _Where, directory: Path | None) -> ClusterEntry:
     return ClusterEntry(
         server=_string(body.get("server"), where.at("server")) or "",
@@ -238,7 +252,7 @@ def _cluster(body: dict[str, Any], where: _Where, directory: Path | None) -> Clu
         insecure=_boolean(
             body.get("insecure-skip-tls-verify"), where.at("insecure-skip-tls-verify")
         ),
-        tls_server_name=_string(body.get("tls-server-name"), where.at("tls-server-name")),
+        tls_server_name=_host_name(body.get("tls-server-name"), where.at("tls-server-name")),
         proxy_url=_string(body.get("proxy-url"), where.at("proxy-url")),
     )
 
@@ -285,6 +299,8 @@ def _impersonation(body: dict[str, Any], where: _Where) -> tuple[tuple[str, str]
             (f"Impersonate-Extra-{key}", v)
             for v in _strings(values, where.at("as-user-extra").at(key))
         ]
+    if len(headers) > MAX_IMPERSONATION:
+        raise where.fail(f"at most {MAX_IMPERSONATION} impersonation entries")
     return tuple(headers)
 
 

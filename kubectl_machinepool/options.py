@@ -10,7 +10,7 @@ from kubectl_machinepool.errors import UsageError
 
 ColorMode = Literal["auto", "always", "never"]
 
-_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)", re.ASCII)
 _UNIT_SECONDS = {
     "ns": 1e-9,
     "us": 1e-6,
@@ -32,7 +32,7 @@ def parse_duration(text: str, flag: str) -> float | None:
     kubectl takes a bare integer as seconds and otherwise Go's time.ParseDuration syntax.
     """
     value = text.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         seconds = float(value)
     else:
         parts = _GO_DURATION_PART.findall(value)
