@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kubectl_machinepool.errors import ConfigError
+from kubectl_machinepool.dump import read_documents
+from kubectl_machinepool.errors import ConfigError, MachinePoolError
 
 
 @dataclass(frozen=True)
@@ -104,10 +103,16 @@ def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as err:
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        content = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err).splitlines()[0]
         raise ConfigError(f"cannot read kubeconfig {path}: {reason}") from err
+    try:
+        # Dumps' bounds on YAML aliases and nesting: a kubeconfig is small, its expansion too.
+        documents = read_documents(str(path), content)
+    except MachinePoolError as err:
+        raise ConfigError(f"cannot read kubeconfig {path}: {err.message}") from err
+    return documents[0] if documents else None
 
 
 def read_files(paths: list[Path]) -> Kubeconfig:
@@ -283,24 +288,27 @@ def _exec(value: Any, where: _Where, directory: Path | None) -> ExecConfig | Non
 
 
 def _impersonation(body: dict[str, Any], where: _Where) -> tuple[tuple[str, str], ...]:
+    groups = body.get("as-groups")
+    extra = _mapping(body.get("as-user-extra"), where.at("as-user-extra"))
+    # Counted before anything is built: aliased lists would otherwise expand first.
+    entries = (len(groups) if isinstance(groups, list) else 0) + sum(
+        len(v) if isinstance(v, list) else 1 for v in extra.values()
+    )
+    if entries > MAX_IMPERSONATION:
+        raise where.fail(f"at most {MAX_IMPERSONATION} impersonation entries")
     headers: list[tuple[str, str]] = []
     user = _string(body.get("as"), where.at("as"))
     if user:
         headers.append(("Impersonate-User", user))
-    headers += [
-        ("Impersonate-Group", g) for g in _strings(body.get("as-groups"), where.at("as-groups"))
-    ]
+    headers += [("Impersonate-Group", g) for g in _strings(groups, where.at("as-groups"))]
     uid = _string(body.get("as-uid"), where.at("as-uid"))
     if uid:
         headers.append(("Impersonate-Uid", uid))
-    extra = _mapping(body.get("as-user-extra"), where.at("as-user-extra"))
     for key, values in extra.items():
         headers += [
             (f"Impersonate-Extra-{key}", v)
             for v in _strings(values, where.at("as-user-extra").at(key))
         ]
-    if len(headers) > MAX_IMPERSONATION:
-        raise where.fail(f"at most {MAX_IMPERSONATION} impersonation entries")
     return tuple(headers)
 
 

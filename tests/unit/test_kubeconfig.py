@@ -410,3 +410,27 @@ def test_inline_key_data_never_becomes_a_file(tmp_path: Path, monkeypatch) -> No
     finally:
         for fd in conn.held_files:
             os.close(fd)
+
+
+def test_a_kubeconfig_file_with_aliased_impersonation_is_refused_before_expanding(
+    tmp_path: Path,
+) -> None:
+    """500 keys sharing one list: counted first, not built into millions of headers."""
+    items = ", ".join(f"v{i}" for i in range(2000))
+    extra = "\n".join(f"      k{i}: *big" for i in range(500))
+    path = tmp_path / "aliased.yaml"
+    path.write_text(f"""
+apiVersion: v1
+clusters: [{{name: c, cluster: {{server: "https://c:6443"}}}}]
+users:
+- name: u
+  user:
+    token: t
+    as-groups: &big [{items}]
+    as-user-extra:
+{extra}
+contexts: [{{name: x, context: {{cluster: c, user: u}}}}]
+current-context: x
+""")
+    with pytest.raises(ConfigError, match=r"excessive aliasing|impersonation entries"):
+        load_connection(str(path), None, env_with(tmp_path))
