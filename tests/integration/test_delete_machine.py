@@ -420,24 +420,31 @@ def test_undoing_the_drain_timeout_leaves_a_valid_machine(mgmt, capsys) -> None:
     assert machine(mgmt, namespace, "dev-mp-0-x7q2p")["spec"] == before
 
 
-def test_a_machine_reparented_between_writes_is_not_deleted(mgmt, capsys, monkeypatch) -> None:
-    """A 409 after the tool's own first write is retried only when nothing but status changed."""
-    namespace, _ = load(mgmt, "capd")
+def reparent_after_its_first_patch(mgmt, namespace: str, monkeypatch) -> None:
+    """Another pool takes the Machine over right after the tool's first patch of it."""
     path = (
         f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines/dev-mp-0-x7q2p"
     )
     real = Kube.request
+    done = []
 
-    def reparent_after_the_patch(self, method, url, *args, **kwargs):
+    def reparent(self, method, url, *args, **kwargs):
         answer = real(self, method, url, *args, **kwargs)
-        if method == "PATCH" and url == path:
+        if method == "PATCH" and url == path and not done:
+            done.append(url)
             owners = machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"]["ownerReferences"]
             owners[0]["uid"] = "2b1a7c0e-0000-4000-8000-000000000000"
             mgmt.api.request("PATCH", path, {"metadata": {"ownerReferences": owners}},
                              "application/merge-patch+json")  # fmt: skip
         return answer
 
-    monkeypatch.setattr(Kube, "request", reparent_after_the_patch)
+    monkeypatch.setattr(Kube, "request", reparent)
+
+
+def test_a_machine_reparented_between_writes_is_not_deleted(mgmt, capsys, monkeypatch) -> None:
+    """A 409 after the tool's own first write is retried only when nothing but status changed."""
+    namespace, _ = load(mgmt, "capd")
+    reparent_after_its_first_patch(mgmt, namespace, monkeypatch)
     result = delete(
         mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--drain-timeout", "5m", "--yes", "--no-wait"
     )
@@ -472,21 +479,7 @@ def test_scale_down_stops_when_the_machine_is_reparented_after_its_annotation(
 ) -> None:
     """The scale step is made on top of the annotation: the Machine must still be the pool's."""
     namespace, _ = load(mgmt, "capd")
-    path = (
-        f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines/dev-mp-0-x7q2p"
-    )
-    real = Kube.request
-
-    def reparent_after_the_annotation(self, method, url, *args, **kwargs):
-        answer = real(self, method, url, *args, **kwargs)
-        if method == "PATCH" and url == path:
-            owners = machine(mgmt, namespace, "dev-mp-0-x7q2p")["metadata"]["ownerReferences"]
-            owners[0]["uid"] = "2b1a7c0e-0000-4000-8000-000000000000"
-            mgmt.api.request("PATCH", path, {"metadata": {"ownerReferences": owners}},
-                             "application/merge-patch+json")  # fmt: skip
-        return answer
-
-    monkeypatch.setattr(Kube, "request", reparent_after_the_annotation)
+    reparent_after_its_first_patch(mgmt, namespace, monkeypatch)
     result = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down", "--yes")
     assert "changed (metadata.ownerReferences) since annotate" in result.err
     assert pool(mgmt, namespace, "dev-mp-0")["spec"]["replicas"] == 2
