@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -184,6 +182,8 @@ def _in_memory(name: str, data: bytes, held: list[int]) -> str:
         fd = os.memfd_create(name, os.MFD_CLOEXEC)
         path = f"/proc/self/fd/{fd}"
     else:  # no memfd: a file unlinked at once, reachable only through the open descriptor
+        import tempfile
+
         fd, temporary = tempfile.mkstemp(prefix="kubectl-machinepool-")
         os.unlink(temporary)
         path = f"/dev/fd/{fd}"
@@ -302,6 +302,8 @@ def _run_exec(plugin: ExecConfig, cluster: ClusterEntry, context: str) -> _Crede
     if plugin.directory and os.sep in command and not os.path.isabs(command):
         command = str(Path(plugin.directory) / command)
     env = {**os.environ, **dict(plugin.env), "KUBERNETES_EXEC_INFO": json.dumps(info)}
+    import subprocess  # only for exec plugins: kept off every other run's start-up
+
     try:
         done = subprocess.run(
             [command, *plugin.args],

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from support.controlplane import installed_plugin
 from support.faultproxy import Fault, FaultProxy, Injection, Match, Seen
 from support.faultstate import (
     Collection,
@@ -28,6 +27,7 @@ from support.faultstate import (
     namespaced_collections,
 )
 from support.management import ManagementCluster
+from support.run import start_plugin
 
 MACHINE = "dev-mp-0-x7q2p"
 POOL = "dev-mp-0"
@@ -96,20 +96,8 @@ def launch(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Ite
     started: list[Running] = []
 
     def run(namespace: str, *args: str) -> Running:
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-        argv = [str(installed_plugin()), "delete-machine", MACHINE, "-n", namespace]
-        process = subprocess.Popen(
-            [*argv, "--kubeconfig", str(kubeconfig), "--yes", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            # Its own session, so the signal reaches it alone; if the test run dies, the proxy
-            # goes with it and the plugin ends on its next request.
-            start_new_session=True,
-        )
+        argv = ["delete-machine", MACHINE, "-n", namespace, "--kubeconfig", str(kubeconfig)]
+        process = start_plugin([*argv, "--yes", *args], tmp_path)
         running = Running(process)
         running.start_reading()
         started.append(running)

@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.controlplane import installed_plugin
 from support.faultproxy import Fault, FaultProxy, Match, Seen
 from support.management import ManagementCluster, create_scenario
-from support.run import Result, run_cli
+from support.run import Result, run_cli, start_plugin
 from support.scenarios import SCENARIOS
 
 MACHINE = "dev-mp-0-x7q2p"
@@ -359,17 +358,7 @@ def launch(tmp_path: Path) -> Iterator[Callable[[Stage, tuple[str, ...]], Proces
     started: list[Process] = []
 
     def run(stage: Stage, args: tuple[str, ...]) -> Process:
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-        popen = subprocess.Popen(
-            [str(installed_plugin()), *stage.argv(*args)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            start_new_session=True,  # the signal reaches the plugin alone
-        )
+        popen = start_plugin(list(stage.argv(*args)), tmp_path)
         started.append(Process(popen))
         return started[-1]
 
