@@ -45,9 +45,29 @@ def single_version(crd: dict[str, Any], version: str) -> dict[str, Any]:
     return {"apiVersion": crd["apiVersion"], "kind": crd["kind"], "metadata": meta, "spec": spec}
 
 
-def capi_crds(generation: str) -> list[dict[str, Any]]:
+# What the API servers without controllers serve. A live cluster (support.live) serves every core
+# CRD: the manager's caches wait for all of them.
+SEEDED_KINDS = (
+    "clusters",
+    "machines",
+    "machinepools",
+    "machinedeployments",
+    "machinesets",
+    "machinehealthchecks",
+)
+
+
+def capi_crds(
+    generation: str, plurals: tuple[str, ...] | None = SEEDED_KINDS
+) -> list[dict[str, Any]]:
+    """The generation's CRDs cut to it; `plurals=None` means every CRD the release ships."""
     crds = []
     for path in sorted(capi_crd_dir(generation).glob("*.yaml")):
+        group_plural = path.stem.split("_", 1)
+        if plurals is not None and (
+            group_plural[0] != "cluster.x-k8s.io" or group_plural[1] not in plurals
+        ):
+            continue
         for doc in yaml.safe_load_all(path.read_text()):
             if doc and doc.get("kind") == "CustomResourceDefinition":
                 crds.append(single_version(doc, generation))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the integration-test binaries (kube-apiserver, kubectl, etcd) from Go modules and fetch the
-# Cluster API CRDs from the Cluster API module, into a cache outside the repository.
+# Build the integration-test binaries (kube-apiserver, kube-controller-manager, kubectl, etcd, the
+# Cluster API core manager) from Go modules and fetch the Cluster API CRDs and webhook manifest from
+# the Cluster API module, into a cache outside the repository.
 #
 # Idempotent: a binary that already reports the pinned version is reused, so a warm run takes
 # seconds. Prints the directory it filled; tests find it via KUBEBUILDER_ASSETS or the same default.
@@ -51,11 +52,27 @@ build_etcd() {
   mv "$dest/etcd.tmp" "$dest/etcd"
 }
 
+# The manager has no --version flag, so the version is part of the file name. Upstream's go.mod
+# replaces the api module with a directory a dependent cannot see; capi/go.mod points it back at
+# the release.
+build_capi_manager() {
+  local out="$dest/cluster-api-manager-$CAPI_VERSION"
+  if [ -x "$out" ]; then
+    log "Cluster API manager $CAPI_VERSION present"
+    return
+  fi
+  log "building Cluster API manager $CAPI_VERSION (cold: many minutes)"
+  (cd "$here/capi" && go build -o "$out.tmp" \
+     -ldflags "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$CAPI_VERSION" \
+     sigs.k8s.io/cluster-api/core)
+  mv "$out.tmp" "$out"
+}
+
 # CAPI's go.mod cannot be required as a dependency (local replaces), so download the module zip
 # and copy the CRD bases out of it. The layout moved from config/ to core/config/ in v1.14.
 fetch_capi_crds() {
   local version=$1 out="$dest/crds/capi-$1" dir base
-  if [ -f "$out/.complete" ]; then
+  if [ -f "$out/webhook/manifests.yaml" ]; then
     log "CAPI $version CRDs present"
     return
   fi
@@ -65,16 +82,19 @@ fetch_capi_crds() {
   base="$dir/core/config/crd/bases"
   [ -d "$base" ] || base="$dir/config/crd/bases"
   rm -rf "$out" && mkdir -p "$out"
-  for kind in clusters machines machinepools machinedeployments machinesets machinehealthchecks; do
-    cp "$base/cluster.x-k8s.io_$kind.yaml" "$out/"
-  done
+  # Every core CRD: the manager's caches wait for all of them. The webhook manifest lets the live
+  # tests register the real defaulting and validation.
+  cp "$base"/*_*.yaml "$out/"
+  mkdir "$out/webhook"
+  cp "$base/../../webhook/manifests.yaml" "$out/webhook/"
   chmod -R u+w "$out"
-  touch "$out/.complete"
 }
 
 build_etcd
 build_k8s kube-apiserver
 build_k8s kubectl
+build_k8s kube-controller-manager
+build_capi_manager
 fetch_capi_crds "$CAPI_VERSION"
 fetch_capi_crds "$CAPI_V1BETA1_VERSION"
 printf '%s\n' "$dest"
