@@ -4,6 +4,7 @@ One etcd and up to two API servers per run: `v1beta2` serves Cluster API v1.14 C
 v1beta2, `v1beta1` serves v1.10 CRDs (v1beta1 MachinePool), both with the provider CRDs.
 Each test gets fresh namespaces; nothing is cleaned up inside the servers (no controllers run
 here, so namespaces would never finish terminating), the whole control plane goes at the end.
+The `live` cluster is separate: its own etcd and API server, with the real controllers.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from support.controlplane import ControlPlane, missing_testbin
+from support.live import LiveCluster
+from support.live import missing_binaries as live_missing_binaries
 from support.management import ManagementCluster, management_cluster
 
 GENERATIONS = ["v1beta2", "v1beta1"]
@@ -26,9 +29,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
 
 
-@pytest.fixture(scope="session")
-def control_plane() -> Iterator[ControlPlane]:
-    missing = missing_testbin()
+def _require(missing: list[str]) -> None:
     if missing:
         message = (
             f"test cluster binaries missing ({', '.join(missing)}); run tests/testbin/build.sh"
@@ -36,9 +37,23 @@ def control_plane() -> Iterator[ControlPlane]:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def control_plane() -> Iterator[ControlPlane]:
+    _require(missing_testbin())
     plane = ControlPlane()
     yield plane
     plane.stop()
+
+
+@pytest.fixture(scope="session")
+def live() -> Iterator[LiveCluster]:
+    """The management cluster with the real controllers (support.live), shared by live tests."""
+    _require(missing_testbin() + live_missing_binaries())
+    cluster = LiveCluster()
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture(params=GENERATIONS)

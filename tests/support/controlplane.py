@@ -21,6 +21,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,7 @@ def missing_testbin() -> list[str]:
     base, versions = binaries_dir(), pinned_versions()
     needed = [base / name for name in ("etcd", "kube-apiserver", "kubectl")]
     needed += [
-        base / "crds" / f"capi-{versions[key]}" / ".complete"
+        base / "crds" / f"capi-{versions[key]}" / "webhook" / "manifests.yaml"
         for key in ("CAPI_VERSION", "CAPI_V1BETA1_VERSION")
     ]
     return [str(path) for path in needed if not path.exists()]
@@ -66,13 +67,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    os.setsid()
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+Enter = Callable[[], None]  # run in a child before exec: joins a network namespace
+
+
+def _die_with_parent(enter: Enter | None) -> Enter:
+    def preexec() -> None:
+        os.setsid()
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if enter is not None:
+            enter()
+
+    return preexec
 
 
 class Process:
-    def __init__(self, name: str, argv: list[str], workdir: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        workdir: Path,
+        enter: Enter | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.log = workdir / f"{name}.log"
         with self.log.open("wb") as log:
@@ -80,7 +96,8 @@ class Process:
                 argv,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - single-threaded at spawn
+                env=env,
+                preexec_fn=_die_with_parent(enter),  # noqa: PLW1509 - single-threaded at spawn
             )
 
     def check_alive(self) -> None:
@@ -117,7 +134,7 @@ def _wait(what: str, check: Any, process: Process, timeout: float) -> None:
 
 
 class Etcd:
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, enter: Enter | None = None) -> None:
         self.port, peer = free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         peer_url = f"http://127.0.0.1:{peer}"
@@ -135,13 +152,15 @@ class Etcd:
                 "--log-level=warn",
             ],
             workdir,
+            enter,
         )
+        if enter is None:
 
-        def healthy() -> bool:
-            with urllib.request.urlopen(f"{self.url}/health", timeout=2) as resp:
-                return b'"health":"true"' in resp.read()
+            def healthy() -> bool:
+                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as resp:
+                    return b'"health":"true"' in resp.read()
 
-        _wait("etcd", healthy, self.process, 30)
+            _wait("etcd", healthy, self.process, 30)
 
 
 @dataclass(frozen=True)
@@ -155,12 +174,20 @@ class User:
 class APIServer:
     """A kube-apiserver on a free loopback port, with RBAC and client-certificate users."""
 
-    def __init__(self, name: str, etcd: Etcd, workdir: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        etcd: Etcd,
+        workdir: Path,
+        port: int | None = None,
+        enter: Enter | None = None,
+        disable_admission: str = "ServiceAccount,TaintNodesByCondition",
+    ) -> None:
         self.name = name
         self.workdir = workdir / name
         pki = self.workdir / "pki"
         pki.mkdir(parents=True)
-        self.port = free_port()
+        self.port = port or free_port()
         self.server = f"https://127.0.0.1:{self.port}"
         serving_ca = CertificateAuthority(f"{name}-serving-ca")
         self.client_ca = CertificateAuthority(f"{name}-client-ca")
@@ -189,12 +216,13 @@ class APIServer:
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--authorization-mode=RBAC",
                 "--allow-privileged=true",
-                # No controllers run here: nothing would create service accounts, or lift the
-                # not-ready taint TaintNodesByCondition puts on every new Node.
-                "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+                # No controllers run here by default: nothing would create service accounts, or
+                # lift the not-ready taint TaintNodesByCondition puts on every new Node.
+                f"--disable-admission-plugins={disable_admission}",
                 "--profiling=false",
             ],
             self.workdir,
+            enter,
         )
         self.admin = self.add_user("admin", ("system:masters",))
         _wait(f"kube-apiserver {name}", self._ready, self.process, START_TIMEOUT)
