@@ -1,0 +1,229 @@
+"""One Cluster with one MachinePool on the live cluster, and the waits a scenario needs.
+
+The objects are what a user applies (no status, no uids): the controllers and the test provider
+write everything else. Each pool gets its own namespace, and its Nodes carry the namespace in
+their names, so scenarios sharing the live cluster never see each other's objects.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from .kubeapi import APIError
+from .live import LiveCluster
+from .provider import CAPI, CONTROLPLANE_API, Personality, TestProvider
+
+Obj = dict[str, Any]
+WAIT = 90.0  # controllers requeue within 20-30 s; two rounds and a margin
+INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+
+
+def pool_objects(
+    personality: Personality,
+    namespace: str,
+    replicas: int,
+    labels: dict[str, str] | None = None,
+    cluster: str = "work",
+    pool: str = "pool",
+) -> list[Obj]:
+    infra = personality.pool_api
+    return [
+        {
+            "apiVersion": infra,
+            "kind": personality.cluster_kind,
+            "metadata": {"name": cluster, "namespace": namespace},
+            "spec": {},
+        },
+        {
+            "apiVersion": CONTROLPLANE_API,
+            "kind": "KubeadmControlPlane",
+            "metadata": {"name": f"{cluster}-control-plane", "namespace": namespace},
+            "spec": {"version": "v1.36.3", "replicas": 1},
+        },
+        {
+            "apiVersion": f"{CAPI}/v1beta2",
+            "kind": "Cluster",
+            "metadata": {"name": cluster, "namespace": namespace},
+            "spec": {
+                "infrastructureRef": {
+                    "apiGroup": INFRA_GROUP,
+                    "kind": personality.cluster_kind,
+                    "name": cluster,
+                },
+                "controlPlaneRef": {
+                    "apiGroup": CONTROLPLANE_API.split("/")[0],
+                    "kind": "KubeadmControlPlane",
+                    "name": f"{cluster}-control-plane",
+                },
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": f"{pool}-bootstrap", "namespace": namespace},
+            "data": {"value": "IyEvYmluL3NoCg=="},
+        },
+        {
+            "apiVersion": infra,
+            "kind": personality.pool_kind,
+            "metadata": {"name": pool, "namespace": namespace},
+            "spec": {},
+        },
+        {
+            "apiVersion": f"{CAPI}/v1beta2",
+            "kind": "MachinePool",
+            "metadata": {"name": pool, "namespace": namespace},
+            "spec": {
+                "clusterName": cluster,
+                "replicas": replicas,
+                "template": {
+                    "metadata": {"labels": dict(labels or {})},
+                    "spec": {
+                        "clusterName": cluster,
+                        "version": "v1.36.3",
+                        "bootstrap": {"dataSecretName": f"{pool}-bootstrap"},
+                        "infrastructureRef": {
+                            "apiGroup": INFRA_GROUP,
+                            "kind": personality.pool_kind,
+                            "name": pool,
+                        },
+                    },
+                },
+            },
+        },
+    ]
+
+
+@dataclass
+class LivePool:
+    live: LiveCluster
+    namespace: str
+    provider: TestProvider
+    cluster: str = "work"
+    name: str = "pool"
+
+    @property
+    def api(self) -> Any:
+        return self.live.api
+
+    def path(self, plural: str, name: str | None = None, group: str = CAPI) -> str:
+        version = "v1" if group == "" else ("v1beta2" if group == CAPI else None)
+        if version is None:
+            version = self.provider.personality.pool_api.split("/")[1]
+        base = "/api/v1" if group == "" else f"/apis/{group}/{version}"
+        path = f"{base}/namespaces/{self.namespace}/{plural}"
+        return f"{path}/{name}" if name else path
+
+    def machine_pool(self) -> Obj:
+        return self.api.request("GET", self.path("machinepools", self.name))  # type: ignore[no-any-return]
+
+    def machines(self) -> list[Obj]:
+        return self.api.request("GET", self.path("machines"))["items"]  # type: ignore[no-any-return]
+
+    def nodes(self) -> list[Obj]:
+        return [
+            n
+            for n in self.api.request("GET", "/api/v1/nodes")["items"]
+            if n["metadata"]["name"].startswith(self.namespace + "-")
+        ]
+
+    def node_name(self, instance: str) -> str:
+        return f"{self.namespace}-{instance}"
+
+    def patch(self, path: str, body: Obj) -> Obj:
+        return self.api.request("PATCH", path, body, "application/merge-patch+json")  # type: ignore[no-any-return]
+
+    def wait(self, what: str, check: Callable[[], Any], timeout: float = WAIT) -> Any:
+        """Poll `check` until it returns something truthy; on timeout say what the controllers
+        and the provider were doing."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.live.check_alive()
+            try:
+                found = check()
+            except APIError as err:
+                if err.status != 404:
+                    raise
+                found = None
+            if found:
+                return found
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{what}: not after {timeout}s\nprovider errors: {self.provider.errors[-3:]}\n"
+                    f"MachinePool status: {self.machine_pool().get('status')}\n"
+                    f"manager log tail:\n{self.live.log()[-3000:]}"
+                )
+            time.sleep(0.5)
+
+    def _machines_ready(self, replicas: int) -> bool:
+        """The MachinePool can say Running before the Machine controller has set each Machine's
+        nodeRef and taken control of its infra machine; a scenario acts only after both."""
+        machines = [m for m in self.machines() if not m["metadata"].get("deletionTimestamp")]
+        ready = [
+            m
+            for m in machines
+            if (m.get("status") or {}).get("nodeRef")
+            and any(
+                c["type"] == "Ready" and c["status"] == "True"
+                for c in (m.get("status") or {}).get("conditions") or []
+            )
+        ]
+        return len(ready) == replicas == len(machines)
+
+    def wait_left_with(self, instances: set[str], timeout: float = WAIT) -> Obj:
+        """Until exactly these instances have Machines, then Running with just their Nodes."""
+        self.wait(
+            f"Machines {sorted(instances)}",
+            lambda: {m["metadata"]["name"] for m in self.machines()} == instances,
+            timeout,
+        )
+        pool = self.wait_running(len(instances))
+        nodes = {n["metadata"]["name"] for n in self.nodes()}
+        assert nodes == {self.node_name(i) for i in instances}, nodes
+        return pool
+
+    def phase(self) -> str | None:
+        return (self.machine_pool().get("status") or {}).get("phase")
+
+    def wait_running(self, replicas: int) -> Obj:
+        def running() -> Obj | None:
+            pool = self.machine_pool()
+            status = pool.get("status") or {}
+            ready = ((status.get("deprecated") or {}).get("v1beta1") or {}).get("readyReplicas")
+            refs = status.get("nodeRefs") or []
+            if status.get("phase") != "Running" or ready != replicas or len(refs) != replicas:
+                return None
+            if self.provider.personality.machine_kind and not self._machines_ready(replicas):
+                return None
+            return pool
+
+        return self.wait(f"MachinePool Running with {replicas} ready", running)  # type: ignore[no-any-return]
+
+
+@contextmanager
+def live_pool(
+    live: LiveCluster,
+    personality: Personality,
+    replicas: int,
+    labels: dict[str, str] | None = None,
+    setup: Callable[[TestProvider], None] | None = None,
+) -> Iterator[LivePool]:
+    namespace = live.mgmt.new_namespace()
+    provider = TestProvider(live.api, namespace, personality)
+    if setup is not None:
+        setup(provider)
+    for obj in pool_objects(personality, namespace, replicas, labels):
+        live.api.create(obj)
+    live.mgmt.workload_kubeconfig_secret(namespace, "work")
+    try:
+        with provider:
+            yield LivePool(live, namespace, provider)
+    finally:
+        # Nodes are cluster-wide: the next scenario should not list this one's.
+        for node in live.api.request("GET", "/api/v1/nodes")["items"]:
+            if node["metadata"]["name"].startswith(namespace + "-"):
+                live.api.request("DELETE", f"/api/v1/nodes/{node['metadata']['name']}")
