@@ -25,6 +25,7 @@ from kubectl_machinepool.states import (
     MachineState,
     NodeState,
     ObjectState,
+    infra_pool_state,
     machine_state,
     node_state,
     object_state,
@@ -369,7 +370,7 @@ def describe_pool(
     ref, boot = pool.infrastructure_ref, pool.bootstrap_ref
     infra_raw = snapshot.find(ref.api_group, ref.kind, pool.namespace, ref.name) if ref else None
     boot_raw = snapshot.find(boot.api_group, boot.kind, pool.namespace, boot.name) if boot else None
-    infra = object_state(infra_raw) if infra_raw else None
+    infra = infra_pool_state(infra_raw) if infra_raw else None
     uses_machines = _uses_machines(pool, infra)
     machine_group = infra.api_version.rpartition("/")[0] if infra else ""
     ctx = _Context(
@@ -424,6 +425,13 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                 text(dig(raw, "spec", "clusterName")) or "",
             )
             by_cluster.setdefault(key, []).append(raw)
+    if selection.cluster and not (selection.names or selection.selector):
+        for raw in snapshot.of_kind(CAPI_GROUP, "Cluster"):
+            meta = mapping(raw.get("metadata"))
+            namespace = text(meta.get("namespace")) or ""
+            wanted = selection.namespace is None or namespace == selection.namespace
+            if wanted and meta.get("name") == selection.cluster:
+                by_cluster.setdefault((namespace, selection.cluster), [])
     clusters = []
     for (namespace, name), raws in sorted(by_cluster.items()):
         workload: WorkloadNodes | None = snapshot.nodes_for(namespace, name)

@@ -263,11 +263,16 @@ def read_description(
         for p in pools
     }
     cluster_objects: list[RawObject] = []
-    if pools:
+    # A Cluster asked for by name is read even when it has no pool left: its Nodes can still
+    # name pools that went (orphans), and saying so is the point of asking.
+    named = selection.cluster if not (selection.names or selection.selector) else None
+    if pools or named:
         why = "Clusters show as not readable"
         for obj in reads.read(CAPI_GROUP, "Cluster", namespace, why, version=kube.capi_version()):
-            if (obj["metadata"].get("namespace", ""), obj["metadata"].get("name")) in clusters:
+            key = (obj["metadata"].get("namespace", ""), obj["metadata"].get("name"))
+            if key in clusters or key[1] == named:
                 cluster_objects.append(obj)
+                clusters.add(key)
     objects += cluster_objects
     infra_refs = _template_refs(pools, "infrastructureRef")
     infra = reads.kinds(infra_refs, namespace, "infra pools are not shown")
@@ -276,7 +281,7 @@ def read_description(
     objects += reads.kinds(bootstrap_refs, namespace, "bootstrap configs are not shown")
     objects += _machines(reads, infra, namespace)
     secrets_scope = None
-    if diagnosis and pools:
+    if diagnosis and (pools or cluster_objects):
         reads.quiet = not report_extras
         objects += reads.kinds(
             _control_plane_refs(cluster_objects), namespace, "version skew is not checked"

@@ -6,7 +6,7 @@ shown for any kind, including provider kinds this tool has never heard of.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -89,6 +89,12 @@ def _ready_flag(status: dict[str, Any]) -> bool | None:
         if value is not None:
             return value
     return None
+
+
+def infra_pool_state(obj: RawObject) -> ObjectState:
+    """The MachinePool controller (v1.14) takes an infra pool's readiness from status.ready
+    alone (external.IsReady), whatever contract the provider follows: absent is not ready."""
+    return replace(object_state(obj), ready=flag(dig(obj, "status", "ready")) is True)
 
 
 def object_state(obj: RawObject) -> ObjectState:

@@ -41,12 +41,25 @@ def infrastructure_not_ready(rule: Rule, pool: PoolDescription, ctx: Context) ->
         message = f"InfrastructureReady is False (IncorrectExternalRef): {what} no longer exists"
         yield rule.finding(pool, pool_subject(pool), message, severity=Severity.ERROR)
         return
-    if not mp.node_refs:
-        return
-    message = (
-        f"InfrastructureReady is False ({reason}) while {len(mp.node_refs)} Nodes are referenced: "
-        "spec.providerIDList and status.replicas are frozen until the infra pool is ready again"
+    ref = mp.infrastructure_ref
+    infra = ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name) if ref else None
+    contract_only = (
+        flag(dig(infra, "status", "initialization", "provisioned")) is True
+        and flag(dig(infra, "status", "ready")) is not True
     )
+    if not mp.node_refs and not contract_only:
+        return
+    message = f"InfrastructureReady is False ({reason})"
+    if mp.node_refs:
+        message += (
+            f" while {len(mp.node_refs)} Nodes are referenced: spec.providerIDList and "
+            "status.replicas are frozen until the infra pool is ready again"
+        )
+    if contract_only and ref:
+        message += (
+            f"; {ref.kind} {ref.name} sets status.initialization.provisioned but not status.ready, "
+            "the only readiness the MachinePool controller reads"
+        )
     yield rule.finding(pool, pool_subject(pool), message)
 
 
@@ -232,8 +245,10 @@ RULES = [
         "Infrastructure not ready freezes the pool",
         Severity.WARNING,
         "InfrastructureReady is False (v1beta1 conditions) or status.initialization."
-        "infrastructureProvisioned is false, while status.nodeRefs is not empty; an error, with "
-        "or without nodeRefs, when the reason is IncorrectExternalRef (the infra pool is gone)",
+        "infrastructureProvisioned is false, while status.nodeRefs is not empty or the infra "
+        "pool sets only status.initialization.provisioned (the controller reads status.ready); "
+        "an error, with or without nodeRefs, when the reason is IncorrectExternalRef (the infra "
+        "pool is gone)",
         "While the infra pool is not ready Cluster API stops copying spec.providerIDList and "
         "status.replicas: new instances are never matched and keep the uninitialized taint.",
         "Read the infra pool's own conditions and the provider's controller logs and fix the "

@@ -19,7 +19,7 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.fields import dig, integer, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.snapshot import CAPI_GROUP
-from kubectl_machinepool.states import NodeState, ObjectState
+from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 
 V1_8 = (1, 8, 0)
 
@@ -154,14 +154,13 @@ def machines_out_of_step(rule: Rule, pool: PoolDescription, ctx: Context) -> Ite
         if i.machine is None
         and (old(i.infra_machine) or (i.infra_machine is None and i.listed and old(i.node)))
     ]
-    without_infra = [
-        i.machine.object.name
+    orphaned = [
+        i.machine
         for i in pool.instances
-        if i.machine
-        and i.infra_machine is None
-        and i.machine.object.deleting_since is None
-        and old(i.machine.object)
+        if i.machine and i.infra_machine is None and i.machine.object.deleting_since is None
     ]
+    lost = [m.object.name for m in orphaned if _infrastructure_lost(m)]
+    without_infra = [m.object.name for m in orphaned if m.object.name not in lost and old(m.object)]
     parts = []
     if without_machine:
         parts.append(
@@ -170,14 +169,34 @@ def machines_out_of_step(rule: Rule, pool: PoolDescription, ctx: Context) -> Ite
         )
     if without_infra:
         parts.append(f"Machines {names(without_infra)} have no {kind}")
+    messages = []
     if parts:
-        message = (
+        messages.append(
             "; ".join(parts) + f", for longer than {human_duration(ctx.thresholds.scaling)}: "
             "infra machines lack the cluster-name/pool-name labels, or Machine creation is failing"
         )
-        yield rule.finding(
-            pool, pool_subject(pool), message, instances=tuple(without_machine + without_infra)
+    if lost:
+        messages.append(
+            f"Machines {names(lost)} lost their {kind} after provisioning (InfrastructureReady "
+            "False): Cluster API keeps such a Machine failed for good, and its instance is gone; "
+            "delete the Machine"
         )
+    if messages:
+        yield rule.finding(
+            pool,
+            pool_subject(pool),
+            "; ".join(messages),
+            instances=tuple(without_machine + without_infra + lost),
+        )
+
+
+def _infrastructure_lost(machine: MachineState) -> bool:
+    """The Machine controller's verdict once a provisioned infra machine disappeared: v1beta2
+    InfrastructureReady False/ObjectDeleted, v1beta1 failureReason InvalidConfiguration."""
+    cond = machine.object.conditions.get("InfrastructureReady")
+    if cond is not None and cond.status == "False" and cond.reason == "ObjectDeleted":
+        return True
+    return "deleted after provisioning" in (machine.object.failure or "")
 
 
 def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
@@ -326,7 +345,8 @@ RULES = [
         Severity.WARNING,
         "the pool has MachinePool Machines, and for longer than --scaling-grace an infra machine "
         "(or a listed providerID with a Node) has no Machine, or a Machine has no infra machine "
-        "(both kinds readable)",
+        "(both kinds readable); at once for a Machine whose infra machine was deleted after "
+        "provisioning (InfrastructureReady False, ObjectDeleted)",
         "Infra machines lack the cluster-name/pool-name labels, or the controller fails to create Machines.",
         "Check the infra machines' labels and the capi-controller-manager logs.",
         (CAPI + "13066", CAPI + "11392"),

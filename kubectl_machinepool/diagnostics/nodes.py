@@ -95,6 +95,27 @@ def node_refs_short(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator
     yield rule.finding(pool, pool_subject(pool), message)
 
 
+def ready_count_stale(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    """The controller returns early while every replica counted Ready and the nodeRefs still
+    match (machinepool_controller_noderef.go), so a Node that turns NotReady later is never
+    subtracted: phase, ReplicasReady and the counters keep saying all is well."""
+    mp = pool.pool
+    cond = mp.conditions.get("ReplicasReady")
+    if ctx.nodes is None or cond is None or cond.status != "True":
+        return
+    down = [i.node for i in pool.instances if i.node and i.listed and i.node.ready is not True]
+    if not down or pool.counts.nodes_ready is None or pool.counts.nodes_ready >= mp.ready:
+        return
+    since = [c.since for n in down if (c := n.conditions.get("Ready")) and c.since]
+    lasted = f", for {human_duration(ctx.now - min(since))}" if since else ""
+    message = (
+        f"status counts {mp.ready} Ready Nodes (ReplicasReady True) but {names([n.name for n in down])} "
+        f"{'is' if len(down) == 1 else 'are'} not Ready{lasted}: once every replica was Ready the "
+        "controller stops recounting while its nodeRefs match, so the pool still looks healthy"
+    )
+    yield rule.finding(pool, pool_subject(pool), message, instances=tuple(n.name for n in down))
+
+
 def duplicate_provider_ids(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     if ctx.nodes is None:
         return
@@ -210,6 +231,22 @@ RULES = [
         (CAPI + "10541",),
         node_refs_short,
         needs_reconcile=True,
+    ),
+    Rule(
+        "MP0705",
+        "R7e",
+        "Pool counts NotReady Nodes as Ready",
+        Severity.WARNING,
+        "ReplicasReady is True and status counts more Ready Nodes than the workload cluster has "
+        "among the pool's providerIDs",
+        "Once all replicas were Ready and status.nodeRefs still match the Nodes by name and uid, "
+        "the MachinePool controller returns before recounting: a Node that goes NotReady later "
+        "leaves phase Running, ReplicasReady True and readyReplicas unchanged (observed with "
+        "Cluster API v1.14.2).",
+        "Trust the Node-based counts (this tool's READY); repair or replace the NotReady Nodes "
+        "(kubectl machinepool delete-machine where the provider supports it).",
+        (),
+        ready_count_stale,
     ),
     Rule(
         "MP0704",

@@ -255,8 +255,9 @@ def replicas_out_of_bounds(rule: Rule, pool: PoolDescription, ctx: Context) -> I
 
 
 def synthetic_counters(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    # With a machine kind (even GKE's self-named one, MP1902) the counters come from Machines.
-    if pool.pool.machine_kind:
+    # With a machine kind (even GKE's self-named one, MP1902) the counters come from Machines;
+    # without the infra pool (unreadable, or gone while deleting) nobody knows where they come from.
+    if pool.pool.machine_kind or pool.infra is None:
         return
     path, top = _v1beta2_ready(pool, ctx)
     truth = (
@@ -268,6 +269,37 @@ def synthetic_counters(rule: Rule, pool: PoolDescription, ctx: Context) -> Itera
             "v1beta2 ready/available counters copy status.replicas"
         )
         yield rule.finding(pool, pool_subject(pool), message)
+
+
+PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
+
+
+def pressure_conditions_missing(
+    rule: Rule, pool: PoolDescription, ctx: Context
+) -> Iterator[Finding]:
+    """With Machines, v1beta2 readiness goes through each Machine's NodeHealthy, which is True
+    only when the Node reports Ready and all three pressure conditions False; a kubelet (or
+    virtual-kubelet) that omits them leaves NodeHealthy Unknown and the counters at 0."""
+    if not pool.uses_machines or pool.counts.nodes_ready is None:
+        return
+    lacking = [
+        i.node.name
+        for i in pool.instances
+        if i.node
+        and i.node.ready
+        and i.machine
+        and (health := i.machine.object.conditions.get("NodeHealthy")) is not None
+        and health.status == "Unknown"
+        and any(i.node.conditions.get(kind) is None for kind in PRESSURE_CONDITIONS)
+    ]
+    path, top = _v1beta2_ready(pool, ctx)
+    if lacking and (top or 0) < pool.counts.nodes_ready:
+        message = (
+            f"{path} says {top or 0} while {pool.counts.nodes_ready} Nodes are Ready: Nodes "
+            f"{names(lacking)} report no {'/'.join(PRESSURE_CONDITIONS)} condition, so their "
+            "Machines' NodeHealthy stays Unknown and they never count as Ready"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(lacking))
 
 
 def self_named_machine_kind(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
@@ -415,6 +447,22 @@ RULES = [
         "Read readiness from the Nodes; single instances cannot be addressed through Cluster API.",
         (CAPI + "12178",),
         self_named_machine_kind,
+    ),
+    Rule(
+        "MP1903",
+        "R19",
+        "Machines wait on Node pressure conditions",
+        Severity.INFO,
+        "a pool with MachinePool Machines whose v1beta2 readyReplicas is below the Ready Nodes, "
+        "where Ready Nodes lack MemoryPressure, DiskPressure or PIDPressure and their Machine's "
+        "NodeHealthy is Unknown",
+        "The Machine controller's v1beta2 NodeHealthy needs Ready=True and the three pressure "
+        "conditions False; without them the Machines stay not Ready and the pool's v1beta2 "
+        "counters at 0, while the v1beta1 ones count the Nodes (observed with v1.14.2).",
+        "Trust the Node-based counts (this tool's READY); make the kubelet (or the node agent "
+        "that stands in for it) report the pressure conditions.",
+        (),
+        pressure_conditions_missing,
     ),
     Rule(
         "MP2401",

@@ -49,5 +49,6 @@ def render_plan(plan: Plan, palette: Palette) -> str:
         lines.append("  none")
     for number, write in enumerate(plan.writes, 1):
         lines += _wrap(write.summary, f"  {number}. ", "     ")
-    lines += ["", *_wrap(plan.then, "Then: ", "      ")]
+    if plan.writes:  # with nothing to write, what "would follow" describes nothing real
+        lines += ["", *_wrap(plan.then, "Then: ", "      ")]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ what the situation needs, the way a controller or an operator would have left th
 from __future__ import annotations
 
 import json
+import string
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -487,6 +488,48 @@ def topology_owned(objects: list[Obj]) -> None:
     pool(objects)["metadata"]["labels"]["topology.cluster.x-k8s.io/owned"] = ""
 
 
+def node_turned_not_ready(recounted: bool) -> Callable[[list[Obj]], None]:
+    """A Node of a Running pool goes NotReady; the controller recounted it, or (as observed with
+    the v1.14.2 manager) returned early and did not."""
+
+    def change(objects: list[Obj]) -> None:
+        first = next(o for o in objects if o["kind"] == "Node")
+        for cond in first["status"]["conditions"]:
+            if cond["type"] == "Ready":
+                cond.update(status="False", reason="KubeletNotReady", lastTransitionTime=MINUTE_AGO)
+        if recounted:
+            legacy_status(objects)["readyReplicas"] -= 1
+
+    return change
+
+
+PRESSURE = ("MemoryPressure", "DiskPressure", "PIDPressure")
+
+
+def pressure_conditions_absent(unknown: bool) -> Callable[[list[Obj]], None]:
+    """Kubelets reporting only Ready: with `unknown`, as the Machine controller answers that
+    (NodeHealthy Unknown, v1beta2 readyReplicas 0); without, a controller that did not mind."""
+
+    def change(objects: list[Obj]) -> None:
+        for obj in objects:
+            status = obj.get("status") or {}
+            if obj["kind"] == "Node":
+                status["conditions"] = [
+                    c for c in status["conditions"] if c["type"] not in PRESSURE
+                ]
+            if obj["kind"] == "Machine" and unknown:
+                current = (
+                    status["v1beta2"]["conditions"] if "v1beta2" in status else status["conditions"]
+                )
+                for cond in current:
+                    if cond["type"] == "NodeHealthy":
+                        cond.update(status="Unknown", reason="NodeConditionsUnknown")
+        status = pool(objects)["status"]
+        (status["v1beta2"] if v1beta1(objects) else status)["readyReplicas"] = 0 if unknown else 2
+
+    return change
+
+
 def chain(*changes: Callable[[list[Obj]], Any]) -> Callable[[list[Obj]], None]:
     def change(objects: list[Obj]) -> None:
         for step in changes:
@@ -512,6 +555,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP0702": (("aws-asg", node_ref_missing, {}), ("aws-asg", node_ref_missing, {"nodes_known": False})),
     "MP0703": (("azure-vmss", None, {}), ("azure-vmss", recent_replicas_ready, {})),
     "MP0704": (("aws-asg", duplicate_node, {}), ("aws-asg", duplicate_foreign_nodes, {})),
+    "MP0705": (("capd", node_turned_not_ready(False), {}), ("capd", node_turned_not_ready(True), {})),
     "MP0801": (("aws-asg", taint("2026-11-20T09:00:00Z"), {}), ("aws-asg", taint(MINUTE_AGO), {})),
     "MP0900": (("eks-managed", deleting(HOUR_AGO, drop=("AWSManagedMachinePool",)), {}), ("eks-managed", deleting(AGO(5), drop=("AWSManagedMachinePool",)), {})),
     "MP0901": (("aws-asg", deleting(HOUR_AGO), {}), ("aws-asg", deleting(AGO(5)), {})),
@@ -537,6 +581,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP1803": (("azure-vmss", provisioning_state("Failed"), {}), ("azure-vmss", provisioning_state("Succeeded"), {})),
     "MP1901": (("aws-asg", copied_v1beta2_counter, {}), ("aws-asg", copied_v1beta2_counter, {"healthy": True})),
     "MP1902": (("gke-managed", None, {}), ("gke-managed", no_machine_kind("GCPManagedMachinePool"), {})),
+    "MP1903": (("capd", pressure_conditions_absent(True), {}), ("capd", pressure_conditions_absent(False), {})),
     "MP2001": (("oci-instance-pool", None, {}), ("oci-instance-pool", no_machine_kind("OCIMachinePool"), {})),
     "MP2101": (("capd", draining(None), {}), ("capd", draining(600), {})),
     "MP2201": (("gke-managed", gke_updating("True"), {}), ("gke-managed", gke_updating("False"), {})),
@@ -548,7 +593,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
 
 def test_every_rule_has_cases() -> None:
     assert sorted(CASES) == sorted(BY_CODE)
-    known_issues = {r.rule.rstrip("abcd") for r in RULES if r.rule}
+    known_issues = {r.rule.rstrip(string.ascii_lowercase) for r in RULES if r.rule}
     assert known_issues == {f"R{n}" for n in range(1, 26)}
 
 
@@ -574,6 +619,47 @@ def test_a_healthy_pool_of_every_provider_has_no_warning_or_error(scenario: str,
     healthy = scenario in ("aws-asg", "azure-vmss")
     findings = run(scenario, healthy=healthy)
     assert [f.code for f in findings if f.severity >= Severity.WARNING] == []
+
+
+def infra_machine_deleted(objects: list[Obj]) -> None:
+    """What the Machine controller writes once a provisioned infra machine is deleted under it."""
+    objects.remove(find(objects, "AzureMachinePoolMachine", "vmss-workers-1"))
+    machine = find(objects, "Machine", "vmss-workers-1")
+    machine["metadata"]["creationTimestamp"] = MINUTE_AGO
+    status = machine["status"]
+    current = status["v1beta2"]["conditions"] if "v1beta2" in status else status["conditions"]
+    for cond in current:
+        if cond["type"] == "InfrastructureReady":
+            cond.update(status="False", reason="ObjectDeleted")
+
+
+def only_provisioned(objects: list[Obj]) -> None:
+    """An infra pool following the v1beta2 contract text: initialization.provisioned, no ready.
+    The v1.14 MachinePool controller reads status.ready alone, so the pool never provisions."""
+    infra = find(objects, "AWSMachinePool")["status"]
+    infra.pop("ready", None)
+    infra["initialization"] = {"provisioned": True}
+    status = pool(objects)["status"]
+    status["nodeRefs"] = []
+    if v1beta1(objects):
+        status["infrastructureReady"] = False
+    else:
+        status["initialization"]["infrastructureProvisioned"] = False
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_an_infra_pool_reporting_only_provisioned_is_named_as_the_cause(generation, run) -> None:
+    [finding] = [
+        f for f in run("aws-asg", only_provisioned, generation=generation) if f.code == "MP0401"
+    ]
+    assert "sets status.initialization.provisioned but not status.ready" in finding.message
+
+
+def test_a_machine_whose_infra_machine_was_deleted_is_reported_at_once(run) -> None:
+    [finding] = [f for f in run("azure-vmss", infra_machine_deleted) if f.code == "MP1601"]
+    assert finding.instances == ("vmss-workers-1",)
+    assert "lost their AzureMachinePoolMachine after provisioning" in finding.message
+    assert "delete the Machine" in finding.message
 
 
 def test_stuck_scaling_up_names_the_missing_provider_ids_and_the_upstream_issue(run) -> None:
