@@ -1,12 +1,19 @@
 from __future__ import annotations
 
 import difflib
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 GOLDEN = Path(__file__).parent / "golden"
+
+# A shell without job control starts `cmd &` with SIGINT ignored, and an ignored signal stays
+# ignored across exec: the plugins the signal tests start would never see their Ctrl-C. A
+# terminal's Ctrl-C always arrives with the default disposition, so that is what tests get.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
