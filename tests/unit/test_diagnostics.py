@@ -937,3 +937,23 @@ def test_unknown_version_is_said_where_it_matters(run) -> None:
     assert later.severity is Severity.WARNING
     assert "PR #14234" in later.message
     assert "MP0501" not in codes(run("oci-instance-pool", oci_failure, capi="v1.10.5"))
+
+
+def test_a_cluster_asked_for_by_name_is_checked_with_no_pool_left() -> None:
+    """After an AWS-like pool is deleted its Nodes stay (providerIDs still listed at the time):
+    `diagnose --cluster prod` must still look at them."""
+    objects = [o for o in SCENARIOS["aws-asg"]("v1beta2", NAMESPACE) if o["kind"] != "MachinePool"]
+    nodes = tuple(o for o in objects if o["kind"] == "Node")
+    snapshot = Snapshot.of(
+        [o for o in objects if o["kind"] != "Node"],
+        workloads=[WorkloadNodes(NAMESPACE, "prod", nodes)],
+    )
+    description = describe(snapshot, Selection(namespace=NAMESPACE, cluster="prod"), NOW)
+    [cluster] = description.clusters
+    assert (cluster.name, cluster.pools) == ("prod", ())
+    found = diagnose(description, snapshot, capi_version(snapshot, None), Thresholds())
+    orphans = sorted(f.subject for f in found if f.code == "MP1001")
+    claiming = [n for n in nodes if "cluster.x-k8s.io/owner-name" in n["metadata"]["annotations"]]
+    assert orphans == sorted(f"Node {n['metadata']['name']}" for n in claiming)
+    assert orphans
+    assert describe(snapshot, Selection(namespace=NAMESPACE, names=("x",)), NOW).clusters == ()
