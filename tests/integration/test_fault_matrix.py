@@ -45,6 +45,9 @@ from support.management import management_cluster
 
 from kubectl_machinepool.deleteplan import ANNOTATION_DELETES
 
+# Its own process pool keeps the cores busy: under xdist the matrix stays on one worker.
+pytestmark = pytest.mark.xdist_group("fault-matrix")
+
 # Short enough that a stalled request costs one second, long enough for a loaded 2-core box.
 REQUEST_TIMEOUT = "1s"
 # Stalls leave a worker waiting: more workers than cores keep the cores busy meanwhile.
