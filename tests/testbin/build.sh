@@ -33,7 +33,8 @@ build_k8s() {
   local name=$1 version_cmd=--version
   [ "$name" = kubectl ] && version_cmd="version --client"
   # shellcheck disable=SC2086 # version_cmd is two words for kubectl
-  if [ -x "$dest/$name" ] && "$dest/$name" $version_cmd 2>/dev/null | grep -q "$KUBERNETES_VERSION"; then
+  # Not `cmd | grep -q`: under pipefail grep's early exit can SIGPIPE the binary and fail the test.
+  if [ -x "$dest/$name" ] && [[ "$("$dest/$name" $version_cmd 2>/dev/null)" == *"$KUBERNETES_VERSION"* ]]; then
     log "$name $KUBERNETES_VERSION present"
     return
   fi
@@ -43,7 +44,7 @@ build_k8s() {
 }
 
 build_etcd() {
-  if [ -x "$dest/etcd" ] && "$dest/etcd" --version 2>/dev/null | grep -q "etcd Version: ${ETCD_VERSION#v}"; then
+  if [ -x "$dest/etcd" ] && [[ "$("$dest/etcd" --version 2>/dev/null)" == *"etcd Version: ${ETCD_VERSION#v}"* ]]; then
     log "etcd $ETCD_VERSION present"
     return
   fi
@@ -56,15 +57,14 @@ build_etcd() {
 # replaces the api module with a directory a dependent cannot see; capi/go.mod points it back at
 # the release.
 build_capi_manager() {
-  local out="$dest/cluster-api-manager-$CAPI_VERSION"
+  local version=$1 module_dir=$2 package=$3 out="$dest/cluster-api-manager-$1"
   if [ -x "$out" ]; then
-    log "Cluster API manager $CAPI_VERSION present"
+    log "Cluster API manager $version present"
     return
   fi
-  log "building Cluster API manager $CAPI_VERSION (cold: many minutes)"
-  (cd "$here/capi" && go build -o "$out.tmp" \
-     -ldflags "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$CAPI_VERSION" \
-     sigs.k8s.io/cluster-api/core)
+  log "building Cluster API manager $version (cold: many minutes)"
+  (cd "$module_dir" && go build -o "$out.tmp" \
+     -ldflags "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$version" "$package")
   mv "$out.tmp" "$out"
 }
 
@@ -94,7 +94,12 @@ build_etcd
 build_k8s kube-apiserver
 build_k8s kubectl
 build_k8s kube-controller-manager
-build_capi_manager
+build_capi_manager "$CAPI_VERSION" "$here/capi" sigs.k8s.io/cluster-api/core
+# The v1.10 manager (v1beta1) is opt-in: it shares no build cache with the rest, and a cold CI
+# run cannot afford it (README, "The live cluster").
+if [ "${1:-}" = --with-v1beta1-manager ]; then
+  build_capi_manager "$CAPI_V1BETA1_VERSION" "$here/capi-v1beta1" sigs.k8s.io/cluster-api
+fi
 fetch_capi_crds "$CAPI_VERSION"
 fetch_capi_crds "$CAPI_V1BETA1_VERSION"
 printf '%s\n' "$dest"
