@@ -192,11 +192,12 @@ def machines_out_of_step(rule: Rule, pool: PoolDescription, ctx: Context) -> Ite
 
 def _infrastructure_lost(machine: MachineState) -> bool:
     """The Machine controller's verdict once a provisioned infra machine disappeared: v1beta2
-    InfrastructureReady False/ObjectDeleted, v1beta1 failureReason InvalidConfiguration."""
+    InfrastructureReady False/ObjectDeleted, and the failure message, "... has been deleted after
+    provisioning was completed" (v1.14) or "... after being ready" (v1.10)."""
     cond = machine.object.conditions.get("InfrastructureReady")
     if cond is not None and cond.status == "False" and cond.reason == "ObjectDeleted":
         return True
-    return "deleted after provisioning" in (machine.object.failure or "")
+    return "has been deleted after" in (machine.object.failure or "")
 
 
 def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:

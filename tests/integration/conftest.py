@@ -47,11 +47,16 @@ def control_plane() -> Iterator[ControlPlane]:
     plane.stop()
 
 
-@pytest.fixture(scope="session")
-def live() -> Iterator[LiveCluster]:
+# CI runs the live tests against the v1.14 manager (v1beta2); KMP_LIVE_GENERATIONS=v1beta2,v1beta1
+# adds the v1.10 manager, built by `tests/testbin/build.sh --with-v1beta1-manager` (README).
+LIVE_GENERATIONS = os.environ.get("KMP_LIVE_GENERATIONS", "v1beta2").split(",")
+
+
+@pytest.fixture(scope="session", params=LIVE_GENERATIONS)
+def live(request: pytest.FixtureRequest) -> Iterator[LiveCluster]:
     """The management cluster with the real controllers (support.live), shared by live tests."""
-    _require(missing_testbin() + live_missing_binaries())
-    cluster = LiveCluster()
+    _require(missing_testbin() + live_missing_binaries(request.param))
+    cluster = LiveCluster(request.param)
     yield cluster
     cluster.stop()
 

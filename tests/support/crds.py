@@ -60,7 +60,8 @@ SEEDED_KINDS = (
 def capi_crds(
     generation: str, plurals: tuple[str, ...] | None = SEEDED_KINDS
 ) -> list[dict[str, Any]]:
-    """The generation's CRDs cut to it; `plurals=None` means every CRD the release ships."""
+    """The generation's CRDs cut to it; `plurals=None` means every CRD the release ships, each
+    cut to its storage version (v1.10's ExtensionConfig has no v1beta1)."""
     crds = []
     for path in sorted(capi_crd_dir(generation).glob("*.yaml")):
         group_plural = path.stem.split("_", 1)
@@ -70,8 +71,12 @@ def capi_crds(
             continue
         for doc in yaml.safe_load_all(path.read_text()):
             if doc and doc.get("kind") == "CustomResourceDefinition":
-                crds.append(single_version(doc, generation))
+                crds.append(single_version(doc, generation if plurals else _storage(doc)))
     return crds
+
+
+def _storage(crd: dict[str, Any]) -> str:
+    return next(str(v["name"]) for v in crd["spec"]["versions"] if v.get("storage"))
 
 
 _OPEN_OBJECT = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}

@@ -36,12 +36,20 @@ MANAGER_START_TIMEOUT = 120.0
 KCM_CONTROLLERS = "garbage-collector-controller,disruption-controller"
 
 
-def manager_binary() -> Path:
-    return binaries_dir() / f"cluster-api-manager-{pinned_versions()['CAPI_VERSION']}"
+# The manager of each Cluster API generation, by its versions.env key.
+MANAGER_VERSION = {"v1beta2": "CAPI_VERSION", "v1beta1": "CAPI_V1BETA1_VERSION"}
 
 
-def missing_binaries() -> list[str]:
-    needed = [manager_binary(), binaries_dir() / "kube-controller-manager"]
+def manager_version(generation: str) -> str:
+    return pinned_versions()[MANAGER_VERSION[generation]]
+
+
+def manager_binary(generation: str) -> Path:
+    return binaries_dir() / f"cluster-api-manager-{manager_version(generation)}"
+
+
+def missing_binaries(generation: str) -> list[str]:
+    needed = [manager_binary(generation), binaries_dir() / "kube-controller-manager"]
     return [str(path) for path in needed if not path.exists()]
 
 
@@ -63,7 +71,8 @@ class _Dialer:
 
 
 class LiveCluster:
-    def __init__(self) -> None:
+    def __init__(self, generation: str = "v1beta2") -> None:
+        self.generation = generation
         self.workdir = Path(tempfile.mkdtemp(prefix="kmp-live-"))
         self.netns = NetworkNamespace() if netns_available() else None
         enter: Enter | None = self.netns.enter() if self.netns else None
@@ -88,8 +97,8 @@ class LiveCluster:
         self.server = APIServer("live", etcd, self.workdir, port=port, enter=enter)
         self.processes.append(self.server.process)
         self.api = KubeAPI(self.server.server, self.server.ssl_context(), Kinds())
-        crds.install(self.api, crds.capi_crds("v1beta2", None) + crds.provider_crds())
-        self.mgmt = ManagementCluster("v1beta2", self.server, self.api)
+        crds.install(self.api, crds.capi_crds(self.generation, None) + crds.provider_crds())
+        self.mgmt = ManagementCluster(self.generation, self.server, self.api)
         kubeconfig = self.server.admin.kubeconfig
         self.processes.append(
             Process(
@@ -128,7 +137,7 @@ class LiveCluster:
         ]
         self.manager = Process(
             "cluster-api-manager",
-            [str(manager_binary()), *flags],
+            [str(manager_binary(self.generation)), *flags],
             self.workdir,
             enter,
             env={"KUBECONFIG": str(kubeconfig), "PATH": "/usr/bin:/bin", "HOME": str(self.workdir)},
@@ -147,7 +156,7 @@ class LiveCluster:
         """The manager runs as a process, not a Pod; its Deployment, as clusterctl would have
         installed it, is where the plugin reads the Cluster API version and the manager's flags.
         No deployment controller runs, so the object stays a record."""
-        version = pinned_versions()["CAPI_VERSION"]
+        version = manager_version(self.generation)
         self.api.create(
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "capi-system"}}
         )
@@ -192,7 +201,7 @@ class LiveCluster:
             return False
 
     def _register_webhooks(self, port: int, ca_pem: bytes) -> None:
-        manifest = crds.capi_crd_dir("v1beta2") / "webhook" / "manifests.yaml"
+        manifest = crds.capi_crd_dir(self.generation) / "webhook" / "manifests.yaml"
         bundle = base64.b64encode(ca_pem).decode()
         for document in yaml.safe_load_all(manifest.read_text()):
             if not document:
@@ -213,7 +222,7 @@ class LiveCluster:
     def _wait_for_webhooks(self) -> None:
         """Until a dry-run Cluster create is answered by the webhook, not refused for lack of it."""
         probe = {
-            "apiVersion": "cluster.x-k8s.io/v1beta2",
+            "apiVersion": f"cluster.x-k8s.io/{self.generation}",
             "kind": "Cluster",
             "metadata": {"name": "webhook-probe", "namespace": "default"},
             "spec": {},
@@ -223,7 +232,8 @@ class LiveCluster:
             try:
                 self.api.request(
                     "POST",
-                    "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/clusters?dryRun=All",
+                    f"/apis/cluster.x-k8s.io/{self.generation}/namespaces/default/clusters"
+                    "?dryRun=All",
                     probe,
                 )
                 return

@@ -22,15 +22,23 @@ WAIT = 90.0  # controllers requeue within 20-30 s; two rounds and a margin
 INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
 
 
+def _ref(generation: str, api_version: str, kind: str, name: str) -> Obj:
+    if generation == "v1beta2":
+        return {"apiGroup": api_version.split("/", maxsplit=1)[0], "kind": kind, "name": name}
+    return {"apiVersion": api_version, "kind": kind, "name": name}
+
+
 def pool_objects(
     personality: Personality,
     namespace: str,
     replicas: int,
     labels: dict[str, str] | None = None,
+    generation: str = "v1beta2",
     cluster: str = "work",
     pool: str = "pool",
 ) -> list[Obj]:
     infra = personality.pool_api
+    capi = f"{CAPI}/{generation}"
     return [
         {
             "apiVersion": infra,
@@ -45,20 +53,17 @@ def pool_objects(
             "spec": {"version": "v1.36.3", "replicas": 1},
         },
         {
-            "apiVersion": f"{CAPI}/v1beta2",
+            "apiVersion": capi,
             "kind": "Cluster",
             "metadata": {"name": cluster, "namespace": namespace},
             "spec": {
-                "infrastructureRef": {
-                    "apiGroup": INFRA_GROUP,
-                    "kind": personality.cluster_kind,
-                    "name": cluster,
-                },
-                "controlPlaneRef": {
-                    "apiGroup": CONTROLPLANE_API.split("/")[0],
-                    "kind": "KubeadmControlPlane",
-                    "name": f"{cluster}-control-plane",
-                },
+                "infrastructureRef": _ref(generation, infra, personality.cluster_kind, cluster),
+                "controlPlaneRef": _ref(
+                    generation,
+                    CONTROLPLANE_API.replace("/v1beta2", f"/{generation}"),
+                    "KubeadmControlPlane",
+                    f"{cluster}-control-plane",
+                ),
             },
         },
         {
@@ -74,7 +79,7 @@ def pool_objects(
             "spec": {},
         },
         {
-            "apiVersion": f"{CAPI}/v1beta2",
+            "apiVersion": capi,
             "kind": "MachinePool",
             "metadata": {"name": pool, "namespace": namespace},
             "spec": {
@@ -86,16 +91,20 @@ def pool_objects(
                         "clusterName": cluster,
                         "version": "v1.36.3",
                         "bootstrap": {"dataSecretName": f"{pool}-bootstrap"},
-                        "infrastructureRef": {
-                            "apiGroup": INFRA_GROUP,
-                            "kind": personality.pool_kind,
-                            "name": pool,
-                        },
+                        "infrastructureRef": _ref(generation, infra, personality.pool_kind, pool),
                     },
                 },
             },
         },
     ]
+
+
+def legacy_status(mp: Obj) -> Obj:
+    """The Node-based counters: top level in v1beta1, status.deprecated.v1beta1 in v1beta2."""
+    status = mp.get("status") or {}
+    if mp["apiVersion"].endswith("/v1beta1"):
+        return status
+    return (status.get("deprecated") or {}).get("v1beta1") or {}
 
 
 @dataclass
@@ -111,7 +120,7 @@ class LivePool:
         return self.live.api
 
     def path(self, plural: str, name: str | None = None, group: str = CAPI) -> str:
-        version = "v1" if group == "" else ("v1beta2" if group == CAPI else None)
+        version = "v1" if group == "" else (self.live.generation if group == CAPI else None)
         if version is None:
             version = self.provider.personality.pool_api.split("/")[1]
         base = "/api/v1" if group == "" else f"/apis/{group}/{version}"
@@ -193,7 +202,7 @@ class LivePool:
         def running() -> Obj | None:
             pool = self.machine_pool()
             status = pool.get("status") or {}
-            ready = ((status.get("deprecated") or {}).get("v1beta1") or {}).get("readyReplicas")
+            ready = legacy_status(pool).get("readyReplicas")
             refs = status.get("nodeRefs") or []
             if status.get("phase") != "Running" or ready != replicas or len(refs) != replicas:
                 return None
@@ -213,10 +222,10 @@ def live_pool(
     setup: Callable[[TestProvider], None] | None = None,
 ) -> Iterator[LivePool]:
     namespace = live.mgmt.new_namespace()
-    provider = TestProvider(live.api, namespace, personality)
+    provider = TestProvider(live.api, namespace, personality, live.generation)
     if setup is not None:
         setup(provider)
-    for obj in pool_objects(personality, namespace, replicas, labels):
+    for obj in pool_objects(personality, namespace, replicas, labels, live.generation):
         live.api.create(obj)
     live.mgmt.workload_kubeconfig_secret(namespace, "work")
     try:

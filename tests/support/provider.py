@@ -93,9 +93,15 @@ class TestProvider:
     __test__ = False  # not a pytest test class
 
     def __init__(
-        self, api: KubeAPI, namespace: str, personality: Personality, interval: float = 0.3
+        self,
+        api: KubeAPI,
+        namespace: str,
+        personality: Personality,
+        capi_version: str = "v1beta2",
+        interval: float = 0.3,
     ) -> None:
         self.api = api
+        self.capi = f"{CAPI}/{capi_version}"
         self.namespace = namespace
         self.personality = personality
         self.interval = interval
@@ -161,7 +167,7 @@ class TestProvider:
         self._provision_control_planes()
         for pool in self._list(self.personality.pool_api, self._plural(self.personality.pool_kind)):
             self._reconcile_pool(pool)
-        for cluster in self._list(f"{CAPI}/v1beta2", "clusters"):
+        for cluster in self._list(self.capi, "clusters"):
             workload = self.workload(cluster["metadata"]["name"])
             if workload is not None:
                 self._kubelet(workload)
@@ -226,7 +232,7 @@ class TestProvider:
                 try:
                     return self.api.request(  # type: ignore[no-any-return]
                         "GET",
-                        f"/apis/{CAPI}/v1beta2/namespaces/{self.namespace}/machinepools/{ref['name']}",
+                        f"/apis/{self.capi}/namespaces/{self.namespace}/machinepools/{ref['name']}",
                     )
                 except APIError as err:
                     if err.status == 404:
@@ -276,7 +282,7 @@ class TestProvider:
 
     def _machines_by_infra(self, pool: Obj) -> dict[str, Obj]:
         cluster = pool["metadata"]["labels"].get(f"{CAPI}/cluster-name", "")
-        machines = self._list(f"{CAPI}/v1beta2", "machines")
+        machines = self._list(self.capi, "machines")
         return {
             m["spec"]["infrastructureRef"]["name"]: m
             for m in machines

@@ -621,16 +621,28 @@ def test_a_healthy_pool_of_every_provider_has_no_warning_or_error(scenario: str,
     assert [f.code for f in findings if f.severity >= Severity.WARNING] == []
 
 
-def infra_machine_deleted(objects: list[Obj]) -> None:
-    """What the Machine controller writes once a provisioned infra machine is deleted under it."""
-    objects.remove(find(objects, "AzureMachinePoolMachine", "vmss-workers-1"))
-    machine = find(objects, "Machine", "vmss-workers-1")
-    machine["metadata"]["creationTimestamp"] = MINUTE_AGO
-    status = machine["status"]
-    current = status["v1beta2"]["conditions"] if "v1beta2" in status else status["conditions"]
-    for cond in current:
-        if cond["type"] == "InfrastructureReady":
-            cond.update(status="False", reason="ObjectDeleted")
+def infra_machine_deleted(by_condition: bool) -> Callable[[list[Obj]], None]:
+    """What the Machine controller writes once a provisioned infra machine is deleted under it:
+    the v1beta2 condition (v1.14), or only v1.10's failure message."""
+
+    def change(objects: list[Obj]) -> None:
+        objects.remove(find(objects, "AzureMachinePoolMachine", "vmss-workers-1"))
+        machine = find(objects, "Machine", "vmss-workers-1")
+        machine["metadata"]["creationTimestamp"] = MINUTE_AGO
+        status = machine["status"]
+        if not by_condition:
+            status["failureReason"] = "InvalidConfiguration"
+            status["failureMessage"] = (
+                "Machine infrastructure resource AzureMachinePoolMachine with name "
+                '"vmss-workers-1" has been deleted after being ready'
+            )
+            return
+        current = status["v1beta2"]["conditions"] if "v1beta2" in status else status["conditions"]
+        for cond in current:
+            if cond["type"] == "InfrastructureReady":
+                cond.update(status="False", reason="ObjectDeleted")
+
+    return change
 
 
 def only_provisioned(objects: list[Obj]) -> None:
@@ -655,8 +667,10 @@ def test_an_infra_pool_reporting_only_provisioned_is_named_as_the_cause(generati
     assert "sets status.initialization.provisioned but not status.ready" in finding.message
 
 
-def test_a_machine_whose_infra_machine_was_deleted_is_reported_at_once(run) -> None:
-    [finding] = [f for f in run("azure-vmss", infra_machine_deleted) if f.code == "MP1601"]
+@pytest.mark.parametrize("by_condition", [True, False], ids=["condition", "v1.10-message"])
+def test_a_machine_whose_infra_machine_was_deleted_is_reported_at_once(by_condition, run) -> None:
+    found = run("azure-vmss", infra_machine_deleted(by_condition), generation="v1beta1")
+    [finding] = [f for f in found if f.code == "MP1601"]
     assert finding.instances == ("vmss-workers-1",)
     assert "lost their AzureMachinePoolMachine after provisioning" in finding.message
     assert "delete the Machine" in finding.message
