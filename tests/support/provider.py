@@ -20,6 +20,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import itertools
+import shutil
+import ssl
 import tempfile
 import threading
 import time
@@ -130,6 +132,7 @@ class TestProvider:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join(timeout=30)
+        shutil.rmtree(self._tmp, ignore_errors=True)  # the workload credentials
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -415,8 +418,6 @@ class TestProvider:
         ca = write_private(base / "ca.crt", base64.b64decode(entry["certificate-authority-data"]))
         cert = write_private(base / "tls.crt", base64.b64decode(user["client-certificate-data"]))
         key = write_private(base / "tls.key", base64.b64decode(user["client-key-data"]))
-        import ssl
-
         context = ssl.create_default_context(cafile=str(ca))
         context.load_cert_chain(str(cert), str(key))
         api = KubeAPI(entry["server"], context, Kinds())
