@@ -119,6 +119,38 @@ def test_instance_that_never_joins_keeps_the_pool_scaling_up(
                 assert "MP1901" not in found
 
 
+def test_stale_provider_id_after_the_instance_vanished(
+    live: LiveCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with live_pool(live, AWS, replicas=2) as pool:
+        pool.wait_running(2)
+        stale = pool.provider.pools["pool"].instances["pool-1"].provider_id
+        with pool.provider.paused() as provider:
+            provider.vanished.add("pool-1")
+        # The Node's deletion invalidates the nodeRefs: the controller recounts and waits.
+        mp = pool.wait(
+            "one nodeRef left",
+            lambda: (
+                (m := pool.machine_pool()) and len(m["status"].get("nodeRefs") or []) == 1 and m
+            ),
+        )
+        assert stale in mp["spec"]["providerIDList"]
+        assert (mp["status"]["phase"], legacy_status(mp)["readyReplicas"]) == ("ScalingUp", 1)
+        shown = described(capsys, pool)
+        stale_row = [i for i in shown["instances"] if i["providerID"] == stale]
+        assert stale_row[0]["node"] is None
+        assert stale_row[0]["healthy"] is False
+        found = pool.wait(
+            "MP0101 after the grace",
+            lambda: (
+                (f := findings(capsys, pool, pool.name, "--scaling-grace", "1s"))
+                and "MP0101" in f
+                and f
+            ),
+        )
+        assert stale in found["MP0101"]["message"]
+
+
 @BOTH
 def test_node_going_not_ready_is_not_recounted_by_the_controller(
     live: LiveCluster, capsys: pytest.CaptureFixture[str], personality: Personality

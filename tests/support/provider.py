@@ -10,8 +10,9 @@ instance through the Cluster's `<cluster>-kubeconfig` Secret, with every conditi
 reports. It also stands in for the kubelet of those Nodes: pods bound to them run and become
 Ready, and an evicted pod goes once its deletion is requested.
 
-Misbehaviour is asked for by instance name, `never_join` (no Node) and `not_ready` (Node
-NotReady), or for the whole provider: a kubelet without the pressure conditions, an infra pool
+Misbehaviour is asked for by instance name, `never_join` (no Node), `not_ready` (Node
+NotReady) and `vanished` (a stale providerID: the instance and its Node gone, still listed), or
+for the whole provider: a kubelet without the pressure conditions, an infra pool
 that reports only one contract's readiness field.
 """
 
@@ -109,6 +110,8 @@ class TestProvider:
         self.interval = interval
         self.pools: dict[str, PoolState] = {}
         self.never_join: set[str] = set()
+        # Instances terminated behind the provider's back: providerID still listed, no Node.
+        self.vanished: set[str] = set()
         self.not_ready: set[str] = set()
         # A kubelet that posts only Ready (no MemoryPressure/DiskPressure/PIDPressure).
         self.pressure_conditions = True
@@ -436,6 +439,12 @@ class TestProvider:
                 if instance.name in self.never_join:
                     continue
                 node = nodes.get(node_name)
+                if instance.name in self.vanished:
+                    # Gone in the cloud, so its Node goes (the cloud node controller's job);
+                    # the group still lists it.
+                    if node is not None:
+                        workload.request("DELETE", f"/api/v1/nodes/{node_name}")
+                    continue
                 if node is None:
                     node = self._register(workload, node_name, instance)
                 instance.node_uid = node["metadata"]["uid"]
