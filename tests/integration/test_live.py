@@ -127,6 +127,18 @@ def test_stale_provider_id_after_the_instance_vanished(
         stale = pool.provider.pools["pool"].instances["pool-1"].provider_id
         with pool.provider.paused() as provider:
             provider.vanished.add("pool-1")
+        gone = pool.node_name("pool-1")
+        pool.wait(
+            "Node gone",
+            lambda: {n["metadata"]["name"] for n in pool.nodes()} == {pool.node_name("pool-0")},
+        )
+        if live.generation == "v1beta1":
+            # v1.10 compares counts only: the reference to the deleted Node stays, Running.
+            mp = pool.machine_pool()
+            assert gone in {r["name"] for r in mp["status"]["nodeRefs"]}
+            found = findings(capsys, pool, pool.name)
+            assert gone in found["MP0702"]["instances"]
+            return
         # The Node's deletion invalidates the nodeRefs: the controller recounts and waits.
         mp = pool.wait(
             "one nodeRef left",
