@@ -453,7 +453,16 @@ class _Run:
 
 
 def still_as_planned(kube: Kube, plan: Plan) -> None:
-    """Re-read every object the plan writes: if one changed, stop before the first write."""
+    """Re-read every object the plan writes: if one changed, stop before the first write.
+
+    A change of status alone does not count (the same rule as for a 409): controllers rewrite
+    conditions all the time, and the live Machine controller did so between a plan and its
+    first write. The stale resourceVersion then meets a 409, which send() retries once."""
+    planned = {
+        text(dig(r, "metadata", "uid")): r
+        for r in (plan.target.machine_raw, plan.target.pool_raw)
+        if r is not None
+    }
     seen: set[Key] = set()
     for write in plan.writes:
         ref = write.target
@@ -470,6 +479,9 @@ def still_as_planned(kube: Kube, plan: Plan) -> None:
             raise err.restated(f"{err.message}; nothing was written") from err
         uid = text(dig(now, "metadata", "uid"))
         version = text(dig(now, "metadata", "resourceVersion"))
+        before = planned.get(ref.uid)
+        if uid == ref.uid and before is not None and identity(now) == identity(before):
+            continue
         if (uid, version) != (ref.uid, ref.resource_version):
             raise ConflictError(
                 f"{ref.display} changed since the plan was made (resourceVersion "

@@ -169,6 +169,30 @@ def test_server_dry_run_changes_nothing(mgmt, capsys, mode) -> None:
     assert changed(before, versions(mgmt, namespace)) == set()
 
 
+def test_a_status_update_between_plan_and_execute_does_not_stop_it(
+    mgmt, capsys, monkeypatch
+) -> None:
+    """Controllers rewrite status all the time (seen live: the Machine controller between the
+    plan and the first write); only what the writes rely on must be as planned."""
+    namespace, _ = load(mgmt, "capd")
+    path = f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines"
+
+    def a_controller_updates_status_meanwhile(_assume_yes: bool) -> bool:
+        mgmt.api.request(
+            "PATCH",
+            f"{path}/dev-mp-0-x7q2p/status",
+            {"status": {"phase": "Running", "lastUpdated": "2026-11-29T15:01:00Z"}},
+            "application/merge-patch+json",
+        )
+        return True
+
+    monkeypatch.setattr(delete_command, "_confirmed", a_controller_updates_status_meanwhile)
+    result = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down")
+    assert result.code == 0, result.err
+    annotations = mgmt.api.request("GET", f"{path}/dev-mp-0-x7q2p")["metadata"]["annotations"]
+    assert "cluster.x-k8s.io/delete-machine" in annotations
+
+
 def test_a_change_between_plan_and_execute_fails_with_nothing_written(
     mgmt, capsys, monkeypatch
 ) -> None:
