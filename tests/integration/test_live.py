@@ -42,6 +42,18 @@ def findings(capsys: pytest.CaptureFixture[str], pool: LivePool, *extra: str) ->
     return {f["code"]: f for f in json.loads(result.out)["findings"]}
 
 
+def scaling_up_found(capsys: pytest.CaptureFixture[str], pool: LivePool) -> dict[str, Obj]:
+    """Findings once MP0101 shows, with a one-second --scaling-grace."""
+    return pool.wait(  # type: ignore[no-any-return]
+        "MP0101 after the grace",
+        lambda: (
+            (f := findings(capsys, pool, pool.name, "--scaling-grace", "1s"))
+            and "MP0101" in f
+            and f
+        ),
+    )
+
+
 def serious(found: dict[str, Obj]) -> set[str]:
     return {code for code, f in found.items() if f["severity"] != "info"}
 
@@ -98,14 +110,7 @@ def test_instance_that_never_joins_keeps_the_pool_scaling_up(
         lost = pool.provider.pools["pool"].instances["pool-2"].provider_id
         counts = described(capsys, pool)["counts"]
         assert (counts["providerIDs"], counts["nodesMatched"]) == (3, 2)
-        found = pool.wait(
-            "MP0101 after the grace",
-            lambda: (
-                (f := findings(capsys, pool, pool.name, "--scaling-grace", "1s"))
-                and "MP0101" in f
-                and f
-            ),
-        )
+        found = scaling_up_found(capsys, pool)
         assert lost in found["MP0101"]["message"]
         # Without Machines the v1beta2 readyReplicas copies status.replicas (3), not the Nodes.
         if not personality.machine_kind:
@@ -152,14 +157,7 @@ def test_stale_provider_id_after_the_instance_vanished(
         stale_row = [i for i in shown["instances"] if i["providerID"] == stale]
         assert stale_row[0]["node"] is None
         assert stale_row[0]["healthy"] is False
-        found = pool.wait(
-            "MP0101 after the grace",
-            lambda: (
-                (f := findings(capsys, pool, pool.name, "--scaling-grace", "1s"))
-                and "MP0101" in f
-                and f
-            ),
-        )
+        found = scaling_up_found(capsys, pool)
         assert stale in found["MP0101"]["message"]
 
 
