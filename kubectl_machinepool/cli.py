@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import importlib
 import sys
 from typing import NoReturn
 
@@ -10,20 +10,40 @@ import click
 import colorama
 
 from kubectl_machinepool import __version__
-from kubectl_machinepool.commands.common import CONTEXT_SETTINGS
-from kubectl_machinepool.commands.delete import delete_machine_command
-from kubectl_machinepool.commands.describe import describe_command
-from kubectl_machinepool.commands.diagnose import diagnose_command, explain_command
-from kubectl_machinepool.commands.listing import list_command
-from kubectl_machinepool.commands.metadata import diff_metadata_command
+from kubectl_machinepool.commands.flags import CONTEXT_SETTINGS
+from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import ExitCode, Interrupted, MachinePoolError
 from kubectl_machinepool.safetext import scrub
 
 PROG = "kubectl machinepool"
 COMPLETE_VAR = "_KUBECTL_MACHINEPOOL_COMPLETE"
 
+# Subcommand name -> where it lives; a command's module is imported only when it runs (or for
+# help and completion of that command), so start-up pays for one command, not all.
+COMMANDS = {
+    "list": "kubectl_machinepool.commands.listing:list_command",
+    "describe": "kubectl_machinepool.commands.describe:describe_command",
+    "diagnose": "kubectl_machinepool.commands.diagnose:diagnose_command",
+    "explain": "kubectl_machinepool.commands.diagnose:explain_command",
+    "diff-metadata": "kubectl_machinepool.commands.metadata:diff_metadata_command",
+    "delete-machine": "kubectl_machinepool.commands.delete:delete_machine_command",
+}
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:  # noqa: ARG002
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:  # noqa: ARG002
+        where = COMMANDS.get(cmd_name)
+        if where is None:
+            return None
+        module, _, name = where.partition(":")
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(
     __version__, "--version", prog_name="kubectl-machinepool", message="%(prog)s %(version)s"
 )
@@ -37,24 +57,16 @@ def cli() -> None:
     """
 
 
-for _command in (
-    list_command,
-    describe_command,
-    diagnose_command,
-    explain_command,
-    diff_metadata_command,
-    delete_machine_command,
-):
-    cli.add_command(_command)
-
-
 def main(argv: list[str] | None = None) -> NoReturn:
     """Console entry point: the single place where errors become messages and exit codes."""
     colorama.just_fix_windows_console()
+    env = Environment.from_process()
     try:
         # Shell completion scripts name the executable; help text names the kubectl command.
-        prog = "kubectl-machinepool" if COMPLETE_VAR in os.environ else PROG
-        code = cli.main(args=argv, prog_name=prog, complete_var=COMPLETE_VAR, standalone_mode=False)
+        prog = "kubectl-machinepool" if COMPLETE_VAR in env.env else PROG
+        code = cli.main(
+            args=argv, prog_name=prog, complete_var=COMPLETE_VAR, standalone_mode=False, obj=env
+        )
     except click.ClickException as err:
         err.show()
         code = err.exit_code

@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     # unknown. The message names each object and what it holds.
     INCOMPLETE = 5
     INTERRUPTED = 130  # SIGINT, as shells report it
+    BROKEN_PIPE = 141  # the reader of stdout went away: what a SIGPIPE death reports
     TERMINATED = 143  # SIGTERM
 
 

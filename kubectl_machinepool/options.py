@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Literal
 
 from kubectl_machinepool.errors import UsageError
+from kubectl_machinepool.timeutil import parse_time
 
 ColorMode = Literal["auto", "always", "never"]
 
@@ -61,9 +63,58 @@ class AccessOptions:
     selector: str | None = None
     request_timeout: float | None = None
 
+    def scope(self, default: str | None) -> str | None:
+        """The namespace to read, kubectl's way: -A means all, else -n, else the context's."""
+        return None if self.all_namespaces else self.namespace or default
+
 
 @dataclass(frozen=True, slots=True)
 class OutputOptions:
     format: str = "table"
     no_headers: bool = False
-    color: bool = False
+    color: ColorMode = "auto"
+
+
+def parse_now(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    parsed = parse_time(value)
+    if parsed is None:
+        raise UsageError(
+            f"invalid value {value!r} for --now", hint="use RFC 3339, e.g. 2026-11-29T15:00:00Z"
+        )
+    return parsed
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A dump to read instead of the cluster (-f), and the time to read it at (--now)."""
+
+    filenames: tuple[str, ...] = ()
+    now: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolScope:
+    """Which pools a read command looks at, and where their Nodes come from."""
+
+    names: tuple[str, ...] = ()
+    cluster: str | None = None
+    workload_kubeconfig: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How long a state may last before a time-based rule calls it a problem."""
+
+    scaling: timedelta = timedelta(minutes=2)
+    taint: timedelta = timedelta(minutes=5)
+    deleting: timedelta = timedelta(minutes=15)
+    drain: timedelta = timedelta(minutes=15)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOptions:
+    thresholds: Thresholds = Thresholds()
+    # --capi-version: overrides the version read from the core manager's image.
+    capi_version: str | None = None

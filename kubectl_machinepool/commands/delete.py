@@ -4,23 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import click
 
 from kubectl_machinepool import suggest
 from kubectl_machinepool.color import Palette, use_color
-from kubectl_machinepool.commands.common import (
-    CONTEXT_SETTINGS,
-    access_options,
-    build_access,
-    color_option,
-    echo,
-    parse_now,
-    scope_namespace,
-    warn,
-)
+from kubectl_machinepool.commands.flags import CONTEXT_SETTINGS
+from kubectl_machinepool.commands.flags import access as access_options
+from kubectl_machinepool.commands.flags import color as color_option
 from kubectl_machinepool.deleteplan import (
     Access,
     Disruption,
@@ -49,7 +42,24 @@ from kubectl_machinepool.fetch import read_description, workload_disruption, wor
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, parse_duration
 from kubectl_machinepool.render.deleteplan import render_plan
+from kubectl_machinepool.safetext import scrub
 from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
+
+
+def echo(text: str, *, err: bool = False, nl: bool = True, color: bool | None = None) -> None:
+    click.echo(scrub(text), err=err, nl=nl, color=color)
+
+
+def warn(message: str) -> None:
+    echo(f"warning: {message}", err=True)
+
+
+def parse_now(_: None) -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def scope_namespace(access: AccessOptions, default: str | None) -> str | None:
+    return access.scope(default)
 
 
 def _wanted(params: dict[str, Any]) -> Wanted:
@@ -354,7 +364,7 @@ def delete_machine_command(**params: Any) -> None:
     wanted = _wanted(params)
     request = _request(params)
     follow_for = parse_duration(params["timeout"], "--timeout")
-    access = build_access(params)
+    access = params["access"]
     palette = Palette(use_color(params["color"], sys.stdout, os.environ))
     with Kube.connect(access) as kube:
         try:

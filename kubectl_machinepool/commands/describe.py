@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
 import click
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.commands.common import (
-    CONTEXT_SETTINGS,
-    access_options,
-    build_access,
-    build_output,
-    echo,
-    input_options,
-    load_description,
-    output_options,
-    parse_now,
-    pool_options,
-    report_missing,
-    utf8,
-)
-from kubectl_machinepool.commands.diagnose import run_rules, threshold_options
+from kubectl_machinepool.commands import flags
+from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import UsageError
-from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
-from kubectl_machinepool.render.tree import ASCII, UNICODE, TreeOptions, render_tree
-
-DESCRIBE_FORMATS = ["tree", "json", "yaml"]
+from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, RuleOptions, Source
 
 
-def _show_conditions(value: str | None) -> frozenset[str]:
+def _show_conditions(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> frozenset[str]:
     if not value:
         return frozenset()
     kinds = [k.strip().lower() for k in value.split(",")]
@@ -41,21 +23,33 @@ def _show_conditions(value: str | None) -> frozenset[str]:
     return frozenset(kinds)
 
 
-@click.command("describe", context_settings=CONTEXT_SETTINGS)
-@pool_options("Describe")
+@click.command("describe", context_settings=flags.CONTEXT_SETTINGS)
+@flags.pools("Describe")
 @click.option(
     "--show-all", is_flag=True, help="List healthy instances one by one instead of grouping them"
 )
 @click.option(
     "--show-conditions",
     metavar="KINDS",
+    callback=_show_conditions,
     help="List every condition of these kinds (comma list, e.g. MachinePool,Machine,Node, or all)",
 )
-@threshold_options
-@access_options
-@input_options
-@output_options(DESCRIBE_FORMATS)
-def describe_command(**params: Any) -> None:
+@flags.rules
+@flags.access
+@flags.source
+@flags.output(["tree", "json", "yaml"])
+@flags.pass_env
+def describe_command(
+    env: Environment,
+    *,
+    pools: PoolScope,
+    show_all: bool,
+    show_conditions: frozenset[str],
+    rules: RuleOptions,
+    access: AccessOptions,
+    source: Source,
+    output: OutputOptions,
+) -> None:
     """Show MachinePools as a tree, from the Cluster down to every Node, with their real health.
 
     \b
@@ -80,25 +74,29 @@ def describe_command(**params: Any) -> None:
       # a dump, read as at the time it was taken
       kubectl machinepool describe -f dump.yaml --now 2026-11-29T15:00:00Z
     """
-    access = build_access(params)
-    output = build_output(params)
-    now = parse_now(params["now"])
-    loaded = load_description(params, access, now, report_extras=False)
-    description = loaded.description
-    findings = run_rules(loaded, params)
-    if output.format == "tree" and description.clusters:
+    from kubectl_machinepool import reading
+    from kubectl_machinepool.color import Palette
+    from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
+    from kubectl_machinepool.render.tree import ASCII, UNICODE, TreeOptions, render_tree
+
+    loaded = flags.described(env, access, source, pools, report_extras=False)
+    now = loaded.description.now
+    _, findings = reading.judge(loaded, rules)
+    color = env.color(output.color)
+    if output.format == "tree" and loaded.description.clusters:
         opts = TreeOptions(
             now=now,
-            palette=Palette(output.color),
-            show_all=params["show_all"],
-            show_conditions=_show_conditions(params["show_conditions"]),
-            glyphs=UNICODE if utf8(sys.stdout) else ASCII,
+            palette=Palette(color),
+            show_all=show_all,
+            show_conditions=show_conditions,
+            glyphs=UNICODE if env.utf8 else ASCII,
             no_headers=output.no_headers,
             findings=tuple(findings),
         )
-        echo(render_tree(description, opts), nl=False, color=output.color)
+        env.out(render_tree(loaded.description, opts), nl=False, color=color)
     elif output.format != "tree":
         # Scripts get a document even when nothing matched.
-        document = describe_document(description, findings)
-        echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
-    report_missing(description, loaded.selection, loaded.namespace)
+        document = describe_document(loaded.description, findings)
+        env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+    if message := reading.check_found(loaded):
+        env.err(message)

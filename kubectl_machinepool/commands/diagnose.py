@@ -2,93 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
-
 import click
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.commands.common import (
-    CONTEXT_SETTINGS,
-    F,
-    Loaded,
-    access_options,
-    build_access,
-    build_output,
-    echo,
-    input_options,
-    load_description,
-    output_options,
-    parse_now,
-    pool_options,
-    report_missing,
-    with_options,
-)
-from kubectl_machinepool.diagnostics import (
-    BY_CODE,
-    RULES,
-    Finding,
-    Severity,
-    Thresholds,
-    capi_version,
-    diagnose,
-)
+from kubectl_machinepool.commands import flags
+from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError
-from kubectl_machinepool.options import parse_duration
-from kubectl_machinepool.render.findings import (
-    DiagnosisView,
-    diagnosis_document,
-    explain,
-    explain_list,
-    render_diagnosis,
-)
-from kubectl_machinepool.render.structured import to_json, to_yaml
-
-_GRACES = (
-    ("scaling", "--scaling-grace", "2m", "How long ScalingUp may last before it is a finding"),
-    ("taint", "--taint-grace", "5m", "How long a Ready Node may keep the uninitialized taint"),
-    (
-        "deleting",
-        "--deleting-grace",
-        "15m",
-        "How long a pool may be deleting before it is a finding",
-    ),
-    (
-        "drain",
-        "--drain-grace",
-        "15m",
-        "How long a Machine may drain its Node before it is a finding",
-    ),
-)
-
-
-def threshold_options(command: F) -> F:
-    """The clock rules: thresholds for states that are normal briefly and a problem for long."""
-    options = [
-        click.option(flag, default=default, show_default=True, metavar="DURATION", help=text)
-        for _, flag, default, text in _GRACES
-    ]
-    options.append(
-        click.option(
-            "--capi-version",
-            metavar="VERSION",
-            help="Cluster API version for version-dependent rules (default: from its image)",
-        )
-    )
-    return with_options(command, options)
-
-
-def thresholds(params: dict[str, Any]) -> Thresholds:
-    values = {
-        name: timedelta(seconds=parse_duration(params[flag[2:].replace("-", "_")], flag) or 0)
-        for name, flag, _, _ in _GRACES
-    }
-    return Thresholds(**values)
-
-
-def run_rules(loaded: Loaded, params: dict[str, Any]) -> list[Finding]:
-    capi = capi_version(loaded.snapshot, params["capi_version"])
-    return diagnose(loaded.description, loaded.snapshot, capi, thresholds(params))
+from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, RuleOptions, Source
 
 
 class FindingsAbove(MachinePoolError):
@@ -97,18 +16,28 @@ class FindingsAbove(MachinePoolError):
     exit_code = ExitCode.FINDINGS
 
 
-@click.command("diagnose", context_settings=CONTEXT_SETTINGS)
-@pool_options("Diagnose")
+@click.command("diagnose", context_settings=flags.CONTEXT_SETTINGS)
+@flags.pools("Diagnose")
 @click.option(
     "--fail-on",
     type=click.Choice(["warning", "error"]),
     help="Exit with code 4 when a finding of this severity or worse exists",
 )
-@threshold_options
-@access_options
-@input_options
-@output_options(["text", "json", "yaml"])
-def diagnose_command(**params: Any) -> None:
+@flags.rules
+@flags.access
+@flags.source
+@flags.output(["text", "json", "yaml"])
+@flags.pass_env
+def diagnose_command(
+    env: Environment,
+    *,
+    pools: PoolScope,
+    fail_on: str | None,
+    rules: RuleOptions,
+    access: AccessOptions,
+    source: Source,
+    output: OutputOptions,
+) -> None:
     """Name every known MachinePool problem, with evidence, what to do and upstream references.
 
     \b
@@ -126,38 +55,40 @@ def diagnose_command(**params: Any) -> None:
       # in CI: fail on warnings and errors, from a dump taken earlier
       kubectl machinepool diagnose -A -f dump.yaml --now 2026-11-29T15:00:00Z --fail-on warning
     """
-    access = build_access(params)
-    output = build_output(params)
-    now = parse_now(params["now"])
-    loaded = load_description(params, access, now, report_extras=True)
-    capi = capi_version(loaded.snapshot, params["capi_version"])
-    view = DiagnosisView(
-        loaded.description,
-        diagnose(loaded.description, loaded.snapshot, capi, thresholds(params)),
-        capi,
-        thresholds(params),
-        Palette(output.color),
+    from kubectl_machinepool import reading
+    from kubectl_machinepool.color import Palette
+    from kubectl_machinepool.diagnostics import Severity
+    from kubectl_machinepool.render.findings import (
+        DiagnosisView,
+        diagnosis_document,
+        render_diagnosis,
     )
+    from kubectl_machinepool.render.structured import to_json, to_yaml
+
+    loaded = flags.described(env, access, source, pools, report_extras=True)
+    capi, findings = reading.judge(loaded, rules)
+    color = env.color(output.color)
+    view = DiagnosisView(loaded.description, findings, capi, rules.thresholds, Palette(color))
     if output.format == "text":
         if loaded.description.clusters:
-            echo(render_diagnosis(view), nl=False, color=output.color)
+            env.out(render_diagnosis(view), nl=False, color=color)
     else:
         document = diagnosis_document(view)
-        echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
-    report_missing(loaded.description, loaded.selection, loaded.namespace)
-    if params["fail_on"]:
-        floor = Severity.WARNING if params["fail_on"] == "warning" else Severity.ERROR
-        worst = [f for f in view.findings if f.severity >= floor]
+        env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+    if message := reading.check_found(loaded):
+        env.err(message)
+    if fail_on:
+        floor = Severity.WARNING if fail_on == "warning" else Severity.ERROR
+        worst = [f for f in findings if f.severity >= floor]
         if worst:
-            raise FindingsAbove(
-                f"{len(worst)} finding(s) at or above {params['fail_on']} (--fail-on)"
-            )
+            raise FindingsAbove(f"{len(worst)} finding(s) at or above {fail_on} (--fail-on)")
 
 
-@click.command("explain", context_settings=CONTEXT_SETTINGS)
+@click.command("explain", context_settings=flags.CONTEXT_SETTINGS)
 @click.argument("code", required=False)
 @click.option("--list", "list_all", is_flag=True, help="List every rule's code, severity and title")
-def explain_command(code: str | None, list_all: bool) -> None:
+@flags.pass_env
+def explain_command(env: Environment, code: str | None, list_all: bool) -> None:
     """Explain a diagnose rule: what it checks, why it matters, what to do, upstream references.
 
     \b
@@ -165,8 +96,11 @@ def explain_command(code: str | None, list_all: bool) -> None:
       kubectl machinepool explain MP0101
       kubectl machinepool explain --list
     """
+    from kubectl_machinepool.diagnostics import BY_CODE, RULES
+    from kubectl_machinepool.render.findings import explain, explain_list
+
     if list_all or not code:
-        echo(explain_list(RULES), nl=False)
+        env.out(explain_list(RULES), nl=False)
         return
     wanted = code.strip().upper()
     rule = BY_CODE.get(wanted) or next((r for r in RULES if r.rule.upper() == wanted), None)
@@ -174,4 +108,4 @@ def explain_command(code: str | None, list_all: bool) -> None:
         raise NotFoundError(
             f"no rule {code}", hint="kubectl machinepool explain --list shows them all"
         )
-    echo(explain(rule), nl=False)
+    env.out(explain(rule), nl=False)

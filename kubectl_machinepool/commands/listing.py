@@ -2,38 +2,24 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
 import click
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.commands.common import (
-    CONTEXT_SETTINGS,
-    access_options,
-    build_access,
-    build_output,
-    echo,
-    input_options,
-    output_options,
-    parse_now,
-    scope_namespace,
-    warn,
-)
-from kubectl_machinepool.description import Selection, selected
-from kubectl_machinepool.dump import load_dump
-from kubectl_machinepool.fetch import read_pools
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.model import machine_pools
-from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
-from kubectl_machinepool.snapshot import Snapshot
+from kubectl_machinepool.commands import flags
+from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.options import AccessOptions, OutputOptions, Source
+
+# The renderer's keys, spelled here so that --help does not import it (a test keeps them equal).
+FORMATS = ["table", "wide", "json", "yaml", "name"]
 
 
-@click.command("list", context_settings=CONTEXT_SETTINGS)
-@access_options
-@input_options
-@output_options(list(LIST_FORMATS))
-def list_command(**params: Any) -> None:
+@click.command("list", context_settings=flags.CONTEXT_SETTINGS)
+@flags.access
+@flags.source
+@flags.output(FORMATS)
+@flags.pass_env
+def list_command(
+    env: Environment, access: AccessOptions, source: Source, output: OutputOptions
+) -> None:
     """List MachinePools with Node-based replica counts.
 
     \b
@@ -61,32 +47,24 @@ def list_command(**params: Any) -> None:
       # all namespaces, with failure domains and bootstrap kinds
       kubectl machinepool list -A -o wide
     """
-    access = build_access(params)
-    output = build_output(params)
-    now = parse_now(params["now"])
-    if params["filenames"]:
-        namespace = scope_namespace(access, None)
-        dump = load_dump(params["filenames"], sys.stdin)
-        selection = Selection(namespace, selector=access.selector)
-        snapshot = Snapshot.of(
-            [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
-        )
-    else:
-        with Kube.connect(access) as kube:
-            namespace = scope_namespace(access, kube.connection.namespace)
-            snapshot = read_pools(kube, namespace, access.selector)
+    from kubectl_machinepool import reading
+    from kubectl_machinepool.color import Palette
+    from kubectl_machinepool.model import machine_pools
+    from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
+
+    snapshot, namespace = reading.load_pools(access, source, env.stdin)
     for note in snapshot.notes:
-        warn(note)
+        env.warn(note)
     pools = machine_pools(snapshot)
     if not pools and output.format in ("table", "wide", "name"):
-        where = f" in {namespace} namespace" if namespace else ""
-        echo(f"No resources found{where}.", err=True)
+        env.err(reading.nothing_found(namespace))
         return
+    color = env.color(output.color)
     view = ListView(
         pools=pools,
-        now=now,
-        palette=Palette(output.color),
+        now=source.now or env.now(),
+        palette=Palette(color),
         all_namespaces=namespace is None,
         no_headers=output.no_headers,
     )
-    echo(LIST_FORMATS[output.format](view), nl=False, color=output.color)
+    env.out(LIST_FORMATS[output.format](view), nl=False, color=color)

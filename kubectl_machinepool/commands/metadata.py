@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.commands.common import (
-    CONTEXT_SETTINGS,
-    access_options,
-    build_access,
-    build_output,
-    echo,
-    input_options,
-    load_description,
-    output_options,
-    parse_now,
-    pool_options,
-    report_missing,
-)
-from kubectl_machinepool.diagnostics import core_controller
-from kubectl_machinepool.propagation import ANNOTATIONS_FLAG, LABELS_FLAG, propagation, sync_rules
-from kubectl_machinepool.render.propagation import propagation_document, render_propagation
-from kubectl_machinepool.render.structured import to_json, to_yaml
-from kubectl_machinepool.snapshot import CAPI_GROUP
+from kubectl_machinepool.commands import flags
+from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, Source
+
+# The core manager's own flag names (propagation.LABELS_FLAG/ANNOTATIONS_FLAG, which read them
+# from its Deployment); spelled here so that --help does not import propagation.
+LABELS_FLAG = "--additional-sync-machine-labels"
+ANNOTATIONS_FLAG = "--additional-sync-machine-annotations"
 
 
-@click.command("diff-metadata", context_settings=CONTEXT_SETTINGS)
-@pool_options("Compare")
+@click.command("diff-metadata", context_settings=flags.CONTEXT_SETTINGS)
+@flags.pools("Compare")
 @click.option(
     LABELS_FLAG,
     "sync_labels",
@@ -43,10 +30,20 @@ from kubectl_machinepool.snapshot import CAPI_GROUP
     metavar="REGEX",
     help="The core manager's extra annotation regexes (default: read from its Deployment)",
 )
-@access_options
-@input_options
-@output_options(["text", "json", "yaml"])
-def diff_metadata_command(**params: Any) -> None:
+@flags.access
+@flags.source
+@flags.output(["text", "json", "yaml"])
+@flags.pass_env
+def diff_metadata_command(
+    env: Environment,
+    *,
+    pools: PoolScope,
+    sync_labels: tuple[str, ...],
+    sync_annotations: tuple[str, ...],
+    access: AccessOptions,
+    source: Source,
+    output: OutputOptions,
+) -> None:
     """Show where each label and annotation of the pool template did or did not arrive.
 
     \b
@@ -64,12 +61,16 @@ def diff_metadata_command(**params: Any) -> None:
       # as if the manager ran with an extra label regex
       kubectl machinepool diff-metadata workers-0 --additional-sync-machine-labels '^example\\.com/'
     """
-    access = build_access(params)
-    output = build_output(params)
-    loaded = load_description(params, access, parse_now(params["now"]), report_extras=False)
-    rules = sync_rules(
-        core_controller(loaded.snapshot), params["sync_labels"], params["sync_annotations"]
-    )
+    from kubectl_machinepool import reading
+    from kubectl_machinepool.color import Palette
+    from kubectl_machinepool.diagnostics import core_controller
+    from kubectl_machinepool.propagation import propagation, sync_rules
+    from kubectl_machinepool.render.propagation import propagation_document, render_propagation
+    from kubectl_machinepool.render.structured import to_json, to_yaml
+    from kubectl_machinepool.snapshot import CAPI_GROUP
+
+    loaded = flags.described(env, access, source, pools, report_extras=False)
+    rules = sync_rules(core_controller(loaded.snapshot), sync_labels, sync_annotations)
     results = [
         propagation(
             pool,
@@ -80,10 +81,12 @@ def diff_metadata_command(**params: Any) -> None:
         for cluster in loaded.description.clusters
         for pool in cluster.pools
     ]
+    color = env.color(output.color)
     if output.format == "text":
         if results:
-            echo(render_propagation(results, Palette(output.color)), nl=False, color=output.color)
+            env.out(render_propagation(results, Palette(color)), nl=False, color=color)
     else:
         document = propagation_document(results)
-        echo(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
-    report_missing(loaded.description, loaded.selection, loaded.namespace)
+        env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+    if message := reading.check_found(loaded):
+        env.err(message)

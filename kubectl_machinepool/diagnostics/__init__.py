@@ -21,9 +21,9 @@ from kubectl_machinepool.diagnostics.core import (
     Finding,
     Rule,
     Severity,
-    Thresholds,
 )
 from kubectl_machinepool.fields import dig, items, mapping, text
+from kubectl_machinepool.options import Thresholds
 from kubectl_machinepool.snapshot import RawObject, Snapshot
 
 RULES: list[Rule] = sorted(

@@ -14,6 +14,7 @@ from enum import IntEnum
 
 from kubectl_machinepool.description import ClusterDescription, PoolDescription
 from kubectl_machinepool.fields import dig, strings, text
+from kubectl_machinepool.options import Thresholds
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot
 from kubectl_machinepool.states import NodeState
 
@@ -49,16 +50,6 @@ class Finding:
     refs: tuple[str, ...]
     # The rows of describe's tree it concerns: Machine names, providerIDs or Node names.
     instances: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    """How long a state may last before a time-based rule calls it a problem."""
-
-    scaling: timedelta = timedelta(minutes=2)
-    taint: timedelta = timedelta(minutes=5)
-    deleting: timedelta = timedelta(minutes=15)
-    drain: timedelta = timedelta(minutes=15)
 
 
 # ASCII digits, a few of them: int() of a 5000-digit tag from a dump would raise.

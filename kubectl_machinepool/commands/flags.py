@@ -1,0 +1,274 @@
+"""kubectl's flags as option groups: each group reaches the command as one frozen value.
+
+A command declares `access: AccessOptions` and gets it, built and checked once, instead of a bag
+of untyped parameters. This module stays light (click and the option values only): it is
+imported for --help and for every TAB.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from kubectl_machinepool import suggest
+from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.options import (
+    AccessOptions,
+    OutputOptions,
+    PoolScope,
+    RuleOptions,
+    Source,
+    Thresholds,
+    parse_duration,
+    parse_now,
+)
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.reading import Loaded
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def group(into: str, options: Sequence[Decorator], build: Callable[..., Any]) -> Decorator:
+    """Add these click options; the command receives build(**their values) as `into`."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def with_value(*args: Any, **values: Any) -> Any:
+            mine = {name: values.pop(name) for name in names}
+            values[into] = build(**mine)
+            return command(*args, **values)
+
+        params = getattr(command, "__click_params__", [])
+        before = len(params)
+        decorated: Any = with_value
+        for option in reversed(options):
+            decorated = option(decorated)
+        names = [p.name for p in decorated.__click_params__[before:]]
+        return decorated
+
+    return decorate
+
+
+def pass_env(command: F) -> F:
+    """The command's first parameter: the Environment cli.main built for this process."""
+
+    @functools.wraps(command)
+    def with_env(*args: Any, **values: Any) -> Any:
+        env = click.get_current_context().find_object(Environment)
+        return command(env or Environment.from_process(), *args, **values)
+
+    return with_env  # type: ignore[return-value]
+
+
+def _access(
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    selector: str | None,
+    request_timeout: str,
+) -> AccessOptions:
+    return AccessOptions(
+        kubeconfig=kubeconfig,
+        context=context,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        selector=selector,
+        request_timeout=parse_duration(request_timeout, "--request-timeout"),
+    )
+
+
+access = group(
+    "access",
+    [
+        click.option(
+            "--kubeconfig",
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            help="Path to the kubeconfig file to use",
+        ),
+        click.option(
+            "--context",
+            metavar="NAME",
+            shell_complete=suggest.context_values,
+            help="The kubeconfig context to use",
+        ),
+        click.option(
+            "-n",
+            "--namespace",
+            metavar="NS",
+            shell_complete=suggest.namespace_names,
+            help="The namespace (default: the context's)",
+        ),
+        click.option(
+            "-A", "--all-namespaces", is_flag=True, help="Read MachinePools in every namespace"
+        ),
+        click.option(
+            "-l",
+            "--selector",
+            metavar="SELECTOR",
+            help="Label selector on MachinePools, e.g. env=prod",
+        ),
+        click.option(
+            "--request-timeout",
+            default="0",
+            show_default=True,
+            metavar="DURATION",
+            help="Time to wait for each server request (e.g. 5s, 1m); 0 waits forever",
+        ),
+    ],
+    _access,
+)
+
+color = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour output; auto colours a terminal unless NO_COLOR is set",
+)
+
+
+def output(formats: Sequence[str]) -> Decorator:
+    return group(
+        "output",
+        [
+            click.option(
+                "-o",
+                "--output",
+                "format",
+                type=click.Choice(list(formats)),
+                default=formats[0],
+                show_default=True,
+                help="Output format",
+            ),
+            click.option("--no-headers", is_flag=True, help="Do not print table headers"),
+            color,
+        ],
+        OutputOptions,
+    )
+
+
+def _source(filenames: tuple[str, ...], now: str | None) -> Source:
+    return Source(filenames, parse_now(now))
+
+
+source = group(
+    "source",
+    [
+        click.option(
+            "-f",
+            "--filename",
+            "filenames",
+            multiple=True,
+            type=click.Path(),
+            metavar="PATH",
+            help="Read objects from a file, directory or - (kubectl get -o yaml), not a cluster",
+        ),
+        click.option(
+            "--now",
+            metavar="TIMESTAMP",
+            help="Read ages and durations as at this RFC 3339 time, e.g. when a dump was taken",
+        ),
+    ],
+    _source,
+)
+
+workload_kubeconfig = click.option(
+    "--workload-kubeconfig",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Read Nodes with this kubeconfig, not the <cluster>-kubeconfig Secret",
+)
+
+
+def pools(verb: str) -> Decorator:
+    """Which pools a read command looks at, and where their Nodes come from."""
+    return group(
+        "pools",
+        [
+            click.argument(
+                "names", nargs=-1, metavar="[NAME]...", shell_complete=suggest.pool_names
+            ),
+            click.option(
+                "--cluster",
+                metavar="NAME",
+                shell_complete=suggest.cluster_names,
+                help=f"{verb} every MachinePool of this Cluster",
+            ),
+            workload_kubeconfig,
+        ],
+        PoolScope,
+    )
+
+
+_GRACES = (
+    ("scaling", "--scaling-grace", "2m", "How long ScalingUp may last before it is a finding"),
+    ("taint", "--taint-grace", "5m", "How long a Ready Node may keep the uninitialized taint"),
+    (
+        "deleting",
+        "--deleting-grace",
+        "15m",
+        "How long a pool may be deleting before it is a finding",
+    ),
+    (
+        "drain",
+        "--drain-grace",
+        "15m",
+        "How long a Machine may drain its Node before it is a finding",
+    ),
+)
+
+
+def _rules(capi_version: str | None, **graces: str) -> RuleOptions:
+    values = {
+        name: timedelta(seconds=parse_duration(graces[f"{name}_grace"], flag) or 0)
+        for name, flag, _, _ in _GRACES
+    }
+    return RuleOptions(Thresholds(**values), capi_version)
+
+
+rules = group(
+    "rules",
+    [
+        *(
+            click.option(flag, default=default, show_default=True, metavar="DURATION", help=text)
+            for _, flag, default, text in _GRACES
+        ),
+        click.option(
+            "--capi-version",
+            metavar="VERSION",
+            help="Cluster API version for version-dependent rules (default: from its image)",
+        ),
+    ],
+    _rules,
+)
+
+
+def described(
+    env: Environment,
+    access: AccessOptions,
+    source: Source,
+    pools: PoolScope,
+    *,
+    report_extras: bool,
+) -> Loaded:
+    """The read commands' common start: the pools described, what could not be read warned."""
+    from kubectl_machinepool import reading
+
+    now = source.now or env.now()
+    loaded = reading.load_description(
+        access, source, pools, now, env.stdin, report_extras=report_extras
+    )
+    for note in loaded.notes:
+        env.warn(note)
+    return loaded

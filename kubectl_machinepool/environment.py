@@ -1,0 +1,109 @@
+"""The process around a command: streams, environment, clock, terminal. Built once in cli.main.
+
+Every question about the outside world (is stdout a terminal, how wide, may we colour, what time
+is it) is answered here, so commands and renderers get decisions, not streams to probe.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TextIO
+
+import click
+
+from kubectl_machinepool.color import use_color
+from kubectl_machinepool.errors import ExitCode, Interrupted
+from kubectl_machinepool.options import ColorMode
+from kubectl_machinepool.safetext import scrub
+
+
+def _discard(stream: TextIO) -> None:
+    """The reader went away (`describe | head`): what is still buffered goes nowhere, quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def _tty(stream: TextIO | None) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def terminal_width(stream: TextIO, env: Mapping[str, str]) -> int | None:
+    """COLUMNS when the user exported it, else the terminal's width; None (unlimited) when piped."""
+    given = env.get("COLUMNS", "")
+    if given.isascii() and given.isdigit() and 0 < int(given) < 10_000:
+        return int(given)
+    if not _tty(stream):
+        return None
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+@dataclass(frozen=True)
+class Environment:
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+    env: Mapping[str, str]
+    stdin_tty: bool
+    stdout_tty: bool
+    # Display columns of stdout; None when output goes to a pipe or file.
+    width: int | None
+    utf8: bool
+    clock: Callable[[], datetime] = field(default=_now, compare=False)
+
+    @classmethod
+    def from_process(cls) -> Environment:
+        stdout = sys.stdout
+        env = dict(os.environ)
+        return cls(
+            stdin=sys.stdin,
+            stdout=stdout,
+            stderr=sys.stderr,
+            env=env,
+            stdin_tty=_tty(sys.stdin),
+            stdout_tty=_tty(stdout),
+            width=terminal_width(stdout, env),
+            utf8="utf" in (getattr(stdout, "encoding", "") or "").lower(),
+        )
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def color(self, mode: ColorMode) -> bool:
+        return use_color(mode, self.stdout, self.env)
+
+    def out(self, text: str, *, nl: bool = True, color: bool | None = None) -> None:
+        """Every line of text output: nothing from a cluster reaches the terminal as a control."""
+        self._write(text, self.stdout, nl, color)
+
+    def err(self, text: str) -> None:
+        self._write(text, self.stderr, True, None)
+
+    @staticmethod
+    def _write(text: str, stream: TextIO, nl: bool, color: bool | None) -> None:
+        try:
+            click.echo(scrub(text), file=stream, nl=nl, color=color)
+        except BrokenPipeError:
+            _discard(stream)
+            raise Interrupted(ExitCode.BROKEN_PIPE) from None
+
+    def warn(self, message: str) -> None:
+        self.err(f"warning: {message}")

@@ -1,0 +1,100 @@
+"""What the read commands look at: the selected pools, live or from a dump, described and judged.
+
+Library code: no click, no printing. Notes come back as data for the caller to show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TextIO
+
+from kubectl_machinepool.description import Description, Selection, describe, selected
+from kubectl_machinepool.diagnostics import CapiVersion, Finding, capi_version, diagnose
+from kubectl_machinepool.dump import load_dump
+from kubectl_machinepool.errors import NotFoundError
+from kubectl_machinepool.fetch import read_description, read_pools
+from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.options import AccessOptions, PoolScope, RuleOptions, Source
+from kubectl_machinepool.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class Loaded:
+    snapshot: Snapshot
+    description: Description
+    selection: Selection
+    namespace: str | None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What could not be read, for the user: one warning each."""
+        nodes = tuple(c.nodes_note for c in self.description.clusters if c.nodes_note)
+        return (*self.description.notes, *nodes)
+
+
+def load_description(
+    access: AccessOptions,
+    source: Source,
+    pools: PoolScope,
+    now: datetime,
+    stdin: TextIO | None,
+    *,
+    report_extras: bool,
+) -> Loaded:
+    """The selected pools, live or from -f, described."""
+    selection = Selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
+    if source.filenames:
+        namespace = access.scope(None)
+        snapshot = load_dump(source.filenames, stdin)
+    else:
+        with Kube.connect(access) as kube:
+            namespace = access.scope(kube.connection.namespace)
+            snapshot = read_description(
+                kube,
+                namespace,
+                replace(selection, namespace=namespace),
+                pools.workload_kubeconfig,
+                access.request_timeout,
+                diagnosis=True,
+                report_extras=report_extras,
+            )
+    selection = replace(selection, namespace=namespace)
+    return Loaded(snapshot, describe(snapshot, selection, now), selection, namespace)
+
+
+def load_pools(
+    access: AccessOptions, source: Source, stdin: TextIO | None
+) -> tuple[Snapshot, str | None]:
+    """For `list`: the MachinePools in scope and their infra pools, and the namespace read."""
+    if source.filenames:
+        namespace = access.scope(None)
+        dump = load_dump(source.filenames, stdin)
+        selection = Selection(namespace, selector=access.selector)
+        kept = [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
+        return Snapshot.of(kept), namespace
+    with Kube.connect(access) as kube:
+        namespace = access.scope(kube.connection.namespace)
+        return read_pools(kube, namespace, access.selector), namespace
+
+
+def judge(loaded: Loaded, rules: RuleOptions) -> tuple[CapiVersion, list[Finding]]:
+    """Every rule over the description, at the Cluster API version in use (or the one given)."""
+    capi = capi_version(loaded.snapshot, rules.capi_version)
+    return capi, diagnose(loaded.description, loaded.snapshot, capi, rules.thresholds)
+
+
+def nothing_found(namespace: str | None) -> str:
+    return f"No resources found{' in ' + namespace + ' namespace' if namespace else ''}."
+
+
+def check_found(loaded: Loaded) -> str | None:
+    """kubectl's way, after printing what was found: raise naming each name that was not;
+    with no names asked for and no pool matched, the "No resources found" line to print."""
+    found = {p.pool.name for c in loaded.description.clusters for p in c.pools}
+    missing = [name for name in loaded.selection.names if name not in found]
+    if missing:
+        quoted = ", ".join(f'"{name}"' for name in missing)
+        where = f' in namespace "{loaded.namespace}"' if loaded.namespace else ""
+        raise NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
+    return nothing_found(loaded.namespace) if not found and not loaded.selection.names else None

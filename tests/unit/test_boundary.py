@@ -1,0 +1,105 @@
+"""The shape of the house: what may import what, and the command boundary's own behaviour."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kubectl_machinepool import propagation
+from kubectl_machinepool.commands import listing, metadata
+from kubectl_machinepool.render.listing import LIST_FORMATS
+
+PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_machinepool"
+EXAMPLE = str(PACKAGE.parent / "examples" / "azure-vmss.yaml")
+NOW = "2026-11-29T15:00:00Z"
+# The command line and the terminal: the only modules that may import click.
+CLICK_LAYER = {"cli.py", "completion.py", "suggest.py", "environment.py"}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_the_library_does_not_import_click() -> None:
+    offenders = [
+        str(p.relative_to(PACKAGE))
+        for p in _modules()
+        if p.parent.name != "commands"
+        and p.name not in CLICK_LAYER
+        and any(name == "click" or name.startswith("click.") for name in _imports(p))
+    ]
+    assert offenders == []
+
+
+def test_no_command_module_imports_another() -> None:
+    commands = sorted((PACKAGE / "commands").glob("*.py"))
+    assert len(commands) >= 5
+    for path in commands:
+        siblings = {
+            name
+            for name in _imports(path)
+            if name.startswith("kubectl_machinepool.commands.")
+            and name.split(".")[2] not in ("flags", "__init__")
+        }
+        assert siblings == set(), path.name
+
+
+def test_formats_spelled_for_help_are_the_renderers() -> None:
+    assert list(LIST_FORMATS) == listing.FORMATS
+    assert (metadata.LABELS_FLAG, metadata.ANNOTATIONS_FLAG) == (
+        propagation.LABELS_FLAG,
+        propagation.ANNOTATIONS_FLAG,
+    )
+
+
+def _run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte, as after `| head -0`
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "kubectl_machinepool", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)},
+        )
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["describe", "-f", EXAMPLE, "--now", NOW],
+        ["describe", "-f", EXAMPLE, "--now", NOW, "-o", "json"],
+        ["diagnose", "-f", EXAMPLE, "--now", NOW],
+        ["list", "-f", EXAMPLE],
+        ["explain", "--list"],
+    ],
+)
+def test_a_closed_pipe_ends_quietly_as_after_sigpipe(args: list[str]) -> None:
+    done = _run_into_closed_pipe(*args)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_help_into_a_closed_pipe_has_no_traceback() -> None:
+    done = _run_into_closed_pipe("describe", "--help")
+    assert (done.returncode, done.stderr) == (1, "")  # click's own answer to EPIPE
