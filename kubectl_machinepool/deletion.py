@@ -11,67 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+from kubectl_machinepool.providers import INFRA_GROUP, instance_deletion
+
+# INFRA_GROUP stays importable from here, where callers looked for it first.
+__all__ = ["INFRA_GROUP", "DeletionVerdict", "Verdict", "pool_deletion_verdict"]
 
 
 class Verdict(Enum):
     SUPPORTED = "supported"
     NOT_SUPPORTED = "not-supported"
     UNVERIFIED = "unverified"
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderBehaviour:
-    verdict: Verdict
-    # What deleting one Machine does in the cloud.
-    effect: str
-    # Whether the provider deletes the Machine annotated cluster.x-k8s.io/delete-machine first
-    # when replicas go down (cluster-autoscaler's way to remove a chosen instance).
-    honours_delete_annotation: bool
-    scale_down_effect: str
-
-
-_REPLACED = "the instance is drained and deleted, then the provider creates a replacement"
-
-# Keyed by (infra pool group, infra pool kind, infrastructureMachineKind); sources in §6.3/§7.
-KNOWN: dict[tuple[str, str, str], ProviderBehaviour] = {
-    (INFRA_GROUP, "AzureMachinePool", "AzureMachinePoolMachine"): ProviderBehaviour(
-        Verdict.SUPPORTED,
-        _REPLACED + " (the VMSS grows back to spec.replicas)",
-        True,
-        "CAPZ deletes the annotated AzureMachinePoolMachine first",
-    ),
-    (INFRA_GROUP, "AWSMachinePool", "AWSMachine"): ProviderBehaviour(
-        Verdict.SUPPORTED,
-        _REPLACED + " (the ASG keeps its desired capacity)",
-        False,
-        "CAPA ignores the annotation: the ASG termination policy picks the instance, undrained",
-    ),
-    (INFRA_GROUP, "DevMachinePool", "DevMachine"): ProviderBehaviour(
-        Verdict.SUPPORTED, _REPLACED, True, "the annotated Machine is removed first"
-    ),
-    (INFRA_GROUP, "DockerMachinePool", "DockerMachine"): ProviderBehaviour(
-        Verdict.SUPPORTED, _REPLACED, True, "the annotated Machine is removed first"
-    ),
-    (INFRA_GROUP, "KwokMachinePool", "KwokMachine"): ProviderBehaviour(
-        Verdict.SUPPORTED, _REPLACED + " (simulated)", False, "the annotation is ignored"
-    ),
-}
-# Pools whose provider lowers spec.replicas to the cloud's count when replicas-managed-by is set.
-STICKY_WHEN_MANAGED = {
-    "AzureMachinePool": "the instance is drained and deleted and the VMSS stays one smaller; "
-    "CAPZ lowers spec.replicas to match (replicas-managed-by)",
-}
-
-_OCI_NO_OP = ProviderBehaviour(
-    Verdict.NOT_SUPPORTED,
-    "CAPOCI only removes the OCIMachinePoolMachine finalizer: the instance keeps running and its "
-    "Node is deleted, so it comes back as a new Machine",
-    False,
-    "the annotation is ignored",
-)
-for _kind in ("OCIMachinePool", "OCIManagedMachinePool", "OCIVirtualMachinePool"):
-    KNOWN[(INFRA_GROUP, _kind, "OCIMachinePoolMachine")] = _OCI_NO_OP
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,20 +67,20 @@ def pool_deletion_verdict(  # noqa: PLR0911 - one return per row of the decision
             f"{infra_kind} names its own kind as machine kind: there are no per-instance Machines",
             instead,
         )
-    known = KNOWN.get((infra_group or "", infra_kind, machine_kind))
+    known = instance_deletion(infra_group, infra_kind, machine_kind)
     if known is None:
         return DeletionVerdict(
             Verdict.UNVERIFIED,
             f"{infra_kind} has {machine_kind} Machines, but what deleting one does in the cloud "
             "is not verified for this provider",
         )
-    if known.verdict is Verdict.NOT_SUPPORTED:
+    if not known.deletes_instance:
         return DeletionVerdict(Verdict.NOT_SUPPORTED, known.effect, instead)
-    if replicas_managed_by and infra_kind in STICKY_WHEN_MANAGED:
-        # CAPZ copies the VMSS capacity into spec.replicas: nothing grows the pool back.
+    if replicas_managed_by and known.sticky_when_managed:
+        # The provider copies the cloud's count into spec.replicas: nothing grows the pool back.
         return DeletionVerdict(
             Verdict.SUPPORTED,
-            STICKY_WHEN_MANAGED[infra_kind],
+            known.sticky_when_managed,
             None,
             False,
             "not needed: with replicas-managed-by the removal already sticks",

@@ -23,6 +23,7 @@ from kubectl_machinepool.fields import (
     strings,
     text,
 )
+from kubectl_machinepool.providers import field_keys, infra_pool
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, group_of
 from kubectl_machinepool.timeutil import parse_time
 
@@ -157,9 +158,12 @@ def _failure(pool: RawObject) -> str | None:
     return ": ".join(p for p in parts if p) or None
 
 
-# Kinds whose Kubernetes version lives on the infra object, not the MachinePool template (#7248).
-# ROSAMachinePool's spec.version is an OpenShift version, not a Kubernetes one.
-VERSION_ON_INFRA = frozenset({"OCIManagedMachinePool"})
+def _infra_version(infra_ref: ObjectRef | None, infra: RawObject | None) -> str | None:
+    """The Kubernetes version kept on the infra object, for kinds that keep it there (#7248)."""
+    provider = infra_pool(infra_ref.api_group, infra_ref.kind) if infra_ref else None
+    if provider is None or provider.kubernetes_version_field is None:
+        return None
+    return text(dig(infra, *field_keys(provider.kubernetes_version_field)))
 
 
 def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
@@ -178,11 +182,6 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
     # minReadySeconds moved into the template in v1beta2.
     min_ready = template.get("minReadySeconds", spec.get("minReadySeconds"))
     machine_kind = text(dig(infra, "status", "infrastructureMachineKind"))
-    infra_version = (
-        text(dig(infra, "spec", "version"))
-        if infra_ref and infra_ref.kind in VERSION_ON_INFRA
-        else None
-    )
     return MachinePool(
         namespace=namespace,
         name=text(meta.get("name")) or "",
@@ -213,7 +212,7 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         failure=_failure(pool),
         generation=integer(meta.get("generation")),
         observed_generation=integer(status.get("observedGeneration")),
-        infra_version=infra_version,
+        infra_version=_infra_version(infra_ref, infra),
     )
 
 

@@ -19,6 +19,7 @@ from kubectl_machinepool.diagnostics.core import (
 )
 from kubectl_machinepool.fields import dig, integer, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.providers import field_keys, infra_pool_of
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.timeutil import format_time, parse_time
 
@@ -120,30 +121,32 @@ def autoscaler_on_asg_machines(
     rule: Rule, pool: PoolDescription, ctx: Context
 ) -> Iterator[Finding]:
     low, high = pool.pool.autoscaler_bounds
+    infra = pool.infra
+    provider = infra_pool_of(infra)
     if (
         (low is None and high is None)
         or not pool.uses_machines
-        or not pool.infra
-        or pool.infra.kind != "AWSMachinePool"
+        or infra is None
+        or provider is None
+        or provider.autoscaler_scale_in is None
     ):
         return
-    message = (
-        "cluster-autoscaler manages this AWSMachinePool, but CAPA ignores cluster.x-k8s.io/"
-        "delete-machine: on scale-down the ASG terminates an arbitrary instance, undrained"
-    )
+    message = f"cluster-autoscaler manages this {infra.kind}, but {provider.autoscaler_scale_in}"
     yield rule.finding(pool, pool_subject(pool), message)
 
 
 def azure_ready_but_failed(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     infra = pool.infra
-    if infra is None or infra.kind != "AzureMachinePool" or infra.ready is not True:
+    provider = infra_pool_of(infra)
+    state = provider.provisioning_state_field if provider else None
+    if infra is None or provider is None or state is None or infra.ready is not True:
         return
     ref = pool.pool.infrastructure_ref
     raw = ctx.raw(ref.api_group, ref.kind, pool.pool.namespace, ref.name) if ref else None
-    if text(dig(raw, "status", "provisioningState")) == "Failed":
+    if text(dig(raw, *field_keys(state))) == "Failed":
         message = (
-            f"AzureMachinePool {infra.name} reports ready while its VMSS provisioningState is "
-            "Failed: cluster-autoscaler keeps scaling up into the failure"
+            f"{infra.kind} {infra.name} reports ready while its {provider.cloud_object} "
+            "provisioningState is Failed: cluster-autoscaler keeps scaling up into the failure"
         )
         yield rule.finding(pool, pool_subject(pool), message)
 

@@ -18,6 +18,7 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.fields import dig, flag, mapping, text
+from kubectl_machinepool.providers import Provider, field_keys, infra_pool, infra_pool_of
 from kubectl_machinepool.snapshot import RawObject
 
 V1_11, V1_15 = (1, 11, 0), (1, 15, 0)
@@ -124,17 +125,21 @@ def stale_failure(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[F
     yield rule.finding(pool, pool_subject(pool), message)
 
 
-# CAPZ's reference images live in this community gallery, their versions named after the
-# Kubernetes release; custom gallery versions are arbitrary, so only these can be compared.
-REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
 _RELEASE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 
 
-def _reference_image_version(infra_raw: dict[str, object] | None) -> str | None:
-    for path in (("status", "image"), ("spec", "template", "image")):
-        gallery = mapping(dig(infra_raw, *path, "computeGallery"))
+def _reference_image_version(provider: Provider, infra_raw: RawObject | None) -> str | None:
+    """The version of a reference gallery image, named after its Kubernetes release.
+
+    Custom gallery versions are arbitrary, so only the provider's reference images compare.
+    """
+    reference = provider.reference_gallery
+    if reference is None:
+        return None
+    for field in provider.image_fields:
+        gallery = mapping(dig(infra_raw, *field_keys(field), "computeGallery"))
         version = text(gallery.get("version"))
-        if version and (text(gallery.get("gallery")) or "").startswith(REFERENCE_GALLERY):
+        if version and (text(gallery.get("gallery")) or "").startswith(reference):
             return version if _RELEASE.fullmatch(version) else None
     return None
 
@@ -149,11 +154,13 @@ def version_image_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> I
         yield rule.finding(pool, pool_subject(pool), message)
         return
     ref = mp.infrastructure_ref
-    if ref is None or ref.kind != "AzureMachinePool" or not mp.version:
+    provider = infra_pool(ref.api_group, ref.kind) if ref else None
+    if ref is None or provider is None or not mp.version:
         return
-    image = _reference_image_version(ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name))
+    raw = ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name)
+    image = _reference_image_version(provider, raw)
     if image and not same_version(image, mp.version):
-        message = f"the pool wants {mp.version} but the VMSS runs the reference image {image}"
+        message = f"the pool wants {mp.version} but the {provider.cloud_object} runs the reference image {image}"
         yield rule.finding(pool, pool_subject(pool), message)
 
 
@@ -219,17 +226,13 @@ def bootstrap_token_missing(rule: Rule, pool: PoolDescription, ctx: Context) -> 
         yield rule.finding(pool, pool_subject(pool), message, severity=Severity.WARNING)
 
 
-_UPDATING = {
-    "GCPManagedMachinePool": "GKEMachinePoolUpdating",
-    "ROSAMachinePool": "RosaMachinePoolUpgrading",
-}
-
-
 def managed_pool_updating(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     infra = pool.infra
-    if infra is None or infra.kind not in _UPDATING or infra.ready is not True:
+    provider = infra_pool_of(infra)
+    updating = provider.updating_condition if provider else None
+    if infra is None or updating is None or infra.ready is not True:
         return
-    cond = infra.conditions.get(_UPDATING[infra.kind])
+    cond = infra.conditions.get(updating)
     if cond is not None and cond.status == "True":
         message = (
             f"{infra.kind} {infra.name} reports ready while {cond.type} is True: the managed "

@@ -1,0 +1,291 @@
+"""One record per infra MachinePool kind: every provider fact this tool acts on.
+
+Behaviour (what deleting a Machine does, conditions, who owns replicas) is from
+/work/shared/reference/machinepool-facts.md §6-§7. Every field path below was checked against the
+json tags of the provider's Go API types at these upstream commits, and is the same at the tag:
+
+  CAPA    kubernetes-sigs/cluster-api-provider-aws    2cf09d78547d (v2.11.1)  exp/api/v1beta2
+          (awsmachinepool, awsmanagedmachinepool, rosamachinepool, types.go), api/v1beta2/types.go
+  CAPZ    kubernetes-sigs/cluster-api-provider-azure  69ec3a40a818 (v1.26.0)
+          exp/api/v1beta1/azuremachinepool_types.go; api/v1beta1 types.go, types_class.go,
+          azureasomanagedmachinepool_types.go
+  CAPG    kubernetes-sigs/cluster-api-provider-gcp    5e0bb3b249ca (v1.12.0)  exp/api/v1beta1
+  CAPOCI  oracle/cluster-api-provider-oci             f917d3c5c587 (v0.24.0)  exp/api/v1beta2
+          (spec.version also in v1beta1)
+  CAPS    scaleway/cluster-api-provider-scaleway      453691a92b81 (v0.2.2)   api/v1alpha2
+  CAPI    kubernetes-sigs/cluster-api                 ae7ff047db49 (v1.14.0)
+          test/infrastructure/docker/api/v1beta2 (DockerMachinePool at v1.14.0: gone on main)
+  kwok    the stored capi-samples/cluster-api-provider-kwok (9e5f8f0) has no KwokMachinePool:
+          its paths are left unknown.
+
+A path is dotted from the object's root; `[]` marks a list whose every item holds the field.
+None (or an empty tuple) means the infra pool has no such field, or it was not verified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kubectl_machinepool.snapshot import group_of
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.states import ObjectState
+
+INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceDeletion:
+    """What deleting one MachinePool Machine of the pool does in the cloud (facts §6.3, §7)."""
+
+    # False: the Machine goes, but the instance keeps running (the tool refuses).
+    deletes_instance: bool
+    # One sentence: what deleting one Machine does.
+    effect: str
+    # Whether the provider removes the Machine annotated cluster.x-k8s.io/delete-machine first
+    # when replicas go down (cluster-autoscaler's way to remove a chosen instance).
+    honours_delete_annotation: bool
+    scale_down_effect: str
+    # Whether the annotation alone, before replicas go down, makes the provider delete it.
+    annotation_deletes: bool = False
+    # With replicas-managed-by the provider lowers spec.replicas to the cloud's count, so a
+    # deleted instance is not replaced: what deleting one does then. None: replaced as usual.
+    sticky_when_managed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One infra pool kind, as its provider implements it."""
+
+    group: str
+    kind: str
+    # The project, as tests/support/provider_kinds.yaml names it.
+    project: str
+    # What one pool is in the cloud.
+    cloud_object: str
+    # status.infrastructureMachineKind as the provider sets it; None when it sets none.
+    machine_kind: str | None
+    # None when the pool has no per-instance Machines.
+    deletion: InstanceDeletion | None = None
+    # A condition that is True while the managed service rolls the pool, even when ready.
+    updating_condition: str | None = None
+    # Where the provider reads the Kubernetes version, when not from the MachinePool template.
+    kubernetes_version_field: str | None = None
+    # ROSA's infra pool version is OpenShift's: never compared with Kubernetes versions.
+    openshift_version_field: str | None = None
+    # Where the image is named, in the order the tool reads them.
+    image_fields: tuple[str, ...] = ()
+    # A zone list of the pool's own; None: the MachinePool's spec.failureDomains (or unknown).
+    failure_domain_field: str | None = None
+    # The gallery of the provider's reference images, whose versions are Kubernetes releases.
+    reference_gallery: str | None = None
+    # A provisioning state that can say Failed while status.ready is true.
+    provisioning_state_field: str | None = None
+    # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
+    # this tool warns about.
+    autoscaler_scale_in: str | None = None
+
+
+_REPLACED = "the instance is drained and deleted, then the provider creates a replacement"
+_ANNOTATED_FIRST = "the annotated Machine is removed first"
+_OCI_NO_OP = InstanceDeletion(
+    False,
+    "CAPOCI only removes the OCIMachinePoolMachine finalizer: the instance keeps running and its "
+    "Node is deleted, so it comes back as a new Machine",
+    False,
+    "the annotation is ignored",
+)
+
+PROVIDERS: tuple[Provider, ...] = (
+    Provider(
+        INFRA_GROUP,
+        "AzureMachinePool",
+        "CAPZ",
+        "VMSS",
+        "AzureMachinePoolMachine",
+        InstanceDeletion(
+            True,
+            _REPLACED + " (the VMSS grows back to spec.replicas)",
+            True,
+            "CAPZ deletes the annotated AzureMachinePoolMachine first",
+            annotation_deletes=True,
+            sticky_when_managed="the instance is drained and deleted and the VMSS stays one "
+            "smaller; CAPZ lowers spec.replicas to match (replicas-managed-by)",
+        ),
+        # status.version is what the VMSS model runs, not a version CAPZ rolls to.
+        image_fields=("status.image", "spec.template.image"),
+        reference_gallery="ClusterAPI-f72ceb4f",
+        provisioning_state_field="status.provisioningState",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "AWSMachinePool",
+        "CAPA",
+        "Auto Scaling Group",
+        # Only with CAPA's MachinePoolMachines feature gate (default off).
+        "AWSMachine",
+        InstanceDeletion(
+            True,
+            _REPLACED + " (the ASG keeps its desired capacity)",
+            False,
+            "CAPA ignores the annotation: the ASG termination policy picks the instance, undrained",
+        ),
+        image_fields=("spec.awsLaunchTemplate.ami.id",),
+        failure_domain_field="spec.availabilityZones",
+        autoscaler_scale_in="CAPA ignores cluster.x-k8s.io/delete-machine: on scale-down the ASG "
+        "terminates an arbitrary instance, undrained",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "AWSManagedMachinePool",
+        "CAPA",
+        "EKS managed node group",
+        None,
+        image_fields=("spec.awsLaunchTemplate.ami.id", "spec.amiVersion", "spec.amiType"),
+        failure_domain_field="spec.availabilityZones",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "ROSAMachinePool",
+        "CAPA",
+        "ROSA HCP node pool",
+        None,
+        updating_condition="RosaMachinePoolUpgrading",
+        openshift_version_field="spec.version",
+        failure_domain_field="spec.availabilityZone",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "AzureManagedMachinePool",
+        "CAPZ",
+        "AKS agent pool",
+        None,
+        failure_domain_field="spec.availabilityZones",
+    ),
+    # Its agent pool is an embedded ASO object in spec.resources[]: no fixed paths.
+    Provider(INFRA_GROUP, "AzureASOManagedMachinePool", "CAPZ", "AKS agent pool", None),
+    Provider(
+        INFRA_GROUP,
+        "GCPMachinePool",
+        "CAPG",
+        "managed instance group",
+        None,
+        # spec.image takes precedence over spec.imageFamily; the single zone of its MIG comes
+        # from the MachinePool's spec.failureDomains.
+        image_fields=("spec.image", "spec.imageFamily"),
+    ),
+    Provider(
+        INFRA_GROUP,
+        "GCPManagedMachinePool",
+        "CAPG",
+        "GKE node pool",
+        # Its own kind: core treats the pool as having Machines, but none exist.
+        "GCPManagedMachinePool",
+        updating_condition="GKEMachinePoolUpdating",
+        image_fields=("spec.imageType",),
+        failure_domain_field="spec.nodeLocations",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "OCIMachinePool",
+        "CAPOCI",
+        "instance pool",
+        "OCIMachinePoolMachine",
+        _OCI_NO_OP,
+        image_fields=("spec.instanceConfiguration.instanceSourceViaImageConfig.imageId",),
+        failure_domain_field="spec.placementDetails[].availabilityDomain",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "OCIManagedMachinePool",
+        "CAPOCI",
+        "OKE node pool",
+        "OCIMachinePoolMachine",
+        _OCI_NO_OP,
+        kubernetes_version_field="spec.version",
+        image_fields=("spec.nodeSourceViaImage.imageId",),
+        failure_domain_field="spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "OCIVirtualMachinePool",
+        "CAPOCI",
+        "OKE virtual node pool",
+        "OCIMachinePoolMachine",
+        _OCI_NO_OP,
+        failure_domain_field="spec.placementConfigs[].availabilityDomain",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "ScalewayManagedMachinePool",
+        "Scaleway",
+        "Kapsule pool",
+        None,
+        failure_domain_field="spec.zone",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "DevMachinePool",
+        "CAPI",
+        "docker containers",
+        "DevMachine",
+        InstanceDeletion(True, _REPLACED, True, _ANNOTATED_FIRST),
+        image_fields=("spec.backend.docker.customImage",),
+    ),
+    Provider(
+        INFRA_GROUP,
+        "DockerMachinePool",
+        "CAPI",
+        "docker containers",
+        "DockerMachine",
+        InstanceDeletion(True, _REPLACED, True, _ANNOTATED_FIRST),
+        image_fields=("spec.template.customImage",),
+    ),
+    Provider(
+        INFRA_GROUP,
+        "KwokMachinePool",
+        "kwok",
+        "simulated nodes",
+        "KwokMachine",
+        InstanceDeletion(True, _REPLACED + " (simulated)", False, "the annotation is ignored"),
+    ),
+)
+
+_BY_KIND = {(p.group, p.kind): p for p in PROVIDERS}
+
+
+def infra_pool(group: str | None, kind: str | None) -> Provider | None:
+    """The record of an infra pool kind; None for a kind (or group) this tool does not know."""
+    return _BY_KIND.get((group or "", kind or ""))
+
+
+def infra_pool_of(infra: ObjectState | None) -> Provider | None:
+    """The record of an infra pool as read, by the group of its apiVersion and its kind."""
+    return infra_pool(group_of(infra.api_version), infra.kind) if infra else None
+
+
+def instance_deletion(
+    group: str | None, kind: str | None, machine_kind: str | None
+) -> InstanceDeletion | None:
+    """What deleting one Machine does, for a pool whose infra pool names exactly that kind."""
+    provider = infra_pool(group, kind)
+    if provider is None or provider.machine_kind != machine_kind:
+        return None
+    return provider.deletion
+
+
+def annotation_deletes(kind: str) -> bool:
+    """Whether the delete-machine annotation alone makes this kind's provider delete the instance.
+
+    By kind alone, whatever the group: the answer decides that a mark is never taken back, and
+    keeping one that was harmless is the safe mistake.
+    """
+    return any(p.kind == kind and p.deletion and p.deletion.annotation_deletes for p in PROVIDERS)
+
+
+def field_keys(path: str) -> tuple[str, ...]:
+    """The keys to dig() for a field path that crosses no list."""
+    if "[]" in path:
+        raise ValueError(f"{path} crosses a list")
+    return tuple(path.split("."))
