@@ -11,10 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from kubectl_machinepool.providers import INFRA_GROUP, instance_deletion
-
-# INFRA_GROUP stays importable from here, where callers looked for it first.
-__all__ = ["INFRA_GROUP", "DeletionVerdict", "Verdict", "pool_deletion_verdict"]
+from kubectl_machinepool.providers import instance_deletion
 
 
 class Verdict(Enum):

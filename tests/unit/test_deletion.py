@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_machinepool.deletion import INFRA_GROUP, Verdict, pool_deletion_verdict
+from kubectl_machinepool.deletion import Verdict, pool_deletion_verdict
+from kubectl_machinepool.providers import INFRA_GROUP
 
 
 @pytest.mark.parametrize(
