@@ -1,7 +1,8 @@
 """One record per infra MachinePool kind: every provider fact this tool acts on.
 
-Behaviour (what deleting a Machine does, conditions, who owns replicas) is from
-/work/shared/reference/machinepool-facts.md §6-§7. Every field path below was checked against the
+Behaviour (what deleting a Machine does, conditions, who owns replicas) is that of each
+provider's infra-machine and infra-pool controllers; README's delete-machine table says it for
+users and a test keeps the two equal. Every field path below was checked against the
 json tags of the provider's Go API types at these upstream commits, and is the same at the tag:
 
   CAPA    kubernetes-sigs/cluster-api-provider-aws    2cf09d78547d (v2.11.1)  exp/api/v1beta2
@@ -37,7 +38,7 @@ INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
 
 @dataclass(frozen=True, slots=True)
 class InstanceDeletion:
-    """What deleting one MachinePool Machine of the pool does in the cloud (facts §6.3, §7)."""
+    """What deleting one MachinePool Machine of the pool does in the cloud (README: delete-machine)."""
 
     # False: the Machine goes, but the instance keeps running (the tool refuses).
     deletes_instance: bool

@@ -1,7 +1,7 @@
 """diagnose: every known MachinePool problem as a finding with evidence, action and references.
 
-The catalog is the rules R1-R25 of the project's known-issues reference, one or more codes each
-(MP0101 is R1a). Rules are pure functions over describe's model plus the raw objects.
+Each rule (R1-R25, after the upstream bug it detects) has one or more codes (MP0101 is R1a);
+`kubectl machinepool explain --list` lists them with their upstream references. Rules are pure functions over describe's model plus the raw objects.
 """
 
 from __future__ import annotations

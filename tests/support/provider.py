@@ -2,7 +2,7 @@
 
 The Cluster API manager drives Clusters, MachinePools and Machines; nothing runs the provider's
 side without a cloud or Docker. `TestProvider` does, for one namespace, the way the providers'
-controllers do (machinepool-facts §3, §4, §6): it provisions the infra cluster and control plane,
+controllers do (CAPZ's AzureMachinePool and CAPA's AWSMachinePool reconcilers): it provisions the infra cluster and control plane,
 keeps a cloud-side set of instances for each infra pool sized to the owner MachinePool's
 `spec.replicas`, writes the infra pool's `spec.providerIDList` and status, creates one infra
 machine per instance when its personality has MachinePool Machines, and registers a Node per

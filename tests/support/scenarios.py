@@ -1,6 +1,6 @@
 """One realistic management cluster + workload Nodes per provider shape, in both CAPI generations.
 
-Objects are shaped after what each controller writes (machinepool-facts §1-§6): the MachinePool
+Objects are shaped after what each controller writes (Cluster API's MachinePool controller, the providers' infra pool controllers): the MachinePool
 controller's status and Node annotations, the provider's infra pool status and conditions,
 MachinePool Machines with their infra machines. `salt` makes Node names and providerIDs unique
 when several tests share one API server as "workload cluster"; goldens use no salt.
