@@ -399,6 +399,7 @@ def test_reader_bound_in_one_namespace(seeded: Seeded, roles, capsys, completion
 
     ok(cli(capsys, user, "list", "-n", ns))
     tree = ok(cli(capsys, user, "describe", "-n", ns, "--show-all")).out
+    assert seeded.nodes
     assert all(node in tree for node in seeded.nodes)
     diff = ok(cli(capsys, user, "diff-metadata", "-n", ns)).out
     # The core controller lives in some namespace: it is searched cluster-wide, which a

@@ -59,6 +59,7 @@ def test_asg_instance_without_node_comes_first() -> None:
     first, *rest = pool.instances
     assert first.problems == ("no Node with this providerID",)
     assert first.provider_id == "aws:///eu-west-1c/i-000000000003a5f12"
+    assert len(rest) == 2
     assert all(i.healthy for i in rest)
 
 
@@ -71,6 +72,7 @@ def test_vmss_problems_name_the_skew_and_the_not_ready_node() -> None:
         "vmss-workers-2": ("Machine not Ready (NotReady)", "Node not Ready (KubeletNotReady)"),
     }
     assert pool.kubelet_versions == (("v1.32.9", 1), ("v1.33.4", 2))
+    assert len(pool.instances) == 3
     assert all(
         i.infra_machine and i.infra_machine.kind == "AzureMachinePoolMachine"
         for i in pool.instances
@@ -84,7 +86,9 @@ def test_cordoned_node_is_a_problem() -> None:
 
 
 def test_eks_build_suffix_is_not_version_skew() -> None:
-    assert all(i.healthy for i in only_pool("eks-managed").instances)
+    instances = only_pool("eks-managed").instances
+    assert instances
+    assert all(i.healthy for i in instances)
     assert same_version("v1.33.5-eks-3025e55", "v1.33.5")
     assert not same_version("v1.32.9", "v1.33.4")
     assert same_version("v1.33.2", "v1.33")
@@ -93,6 +97,7 @@ def test_eks_build_suffix_is_not_version_skew() -> None:
 def test_without_nodes_nothing_is_claimed_about_them() -> None:
     pool = only_pool("aws-asg", nodes_known=False)
     assert (pool.counts.nodes_matched, pool.counts.nodes_ready) == (None, None)
+    assert pool.instances
     assert all(i.healthy and i.node is None for i in pool.instances)
     # The status counters stay available.
     assert (pool.counts.status_ready, pool.counts.status_available) == (2, 2)
@@ -263,4 +268,5 @@ def test_oke_version_lives_on_the_infra_pool() -> None:
     mp["spec"]["template"]["spec"]["version"] = "v1.32.0"  # the template is not what OKE rolls to
     pool = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools[0]
     assert pool.pool.desired_version == "v1.33.5"
+    assert pool.instances
     assert all(i.healthy for i in pool.instances)  # kubelets v1.33.5-eks… match the infra version
