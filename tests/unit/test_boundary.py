@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import ast
+import inspect
+import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import click
 import pytest
 
 from kubectl_machinepool import propagation
+from kubectl_machinepool.cli import COMMANDS, cli
 from kubectl_machinepool.commands import listing, metadata
+from kubectl_machinepool.environment import terminal_width
 from kubectl_machinepool.render.listing import LIST_FORMATS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_machinepool"
@@ -103,3 +110,40 @@ def test_a_closed_pipe_ends_quietly_as_after_sigpipe(args: list[str]) -> None:
 def test_help_into_a_closed_pipe_has_no_traceback() -> None:
     done = _run_into_closed_pipe("describe", "--help")
     assert (done.returncode, done.stderr) == (1, "")  # click's own answer to EPIPE
+
+
+def _innermost(function: Callable[..., Any]) -> Callable[..., Any]:
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    return function
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_takes_typed_values_not_a_bag_of_params(name: str) -> None:
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    assert command.callback is not None
+    parameters = inspect.signature(_innermost(command.callback)).parameters.values()
+    assert next(p.name for p in parameters) == "env"
+    assert all(p.kind is not p.VAR_KEYWORD and p.kind is not p.VAR_POSITIONAL for p in parameters)
+    assert all(p.annotation is not p.empty for p in parameters)
+
+
+@pytest.mark.parametrize(
+    ("columns", "tty", "expected"),
+    [
+        ("", False, None),
+        ("80", False, 80),
+        ("120", True, 120),
+        ("0", False, None),
+        ("x", False, None),
+    ],
+)
+def test_width_is_columns_else_the_terminal_else_unlimited(
+    columns: str, tty: bool, expected: int | None
+) -> None:
+    class Stream(io.StringIO):
+        def isatty(self) -> bool:
+            return tty
+
+    assert terminal_width(Stream(), {"COLUMNS": columns} if columns else {}) == expected
