@@ -1,11 +1,11 @@
 """Where each label and annotation of a MachinePool template did, or could not, arrive.
 
-Cluster API's rules (its machine controller's Node sync; README "diff-metadata"): without MachinePool Machines nothing of the template
-reaches Nodes. With them, every template label and annotation is applied to the Machines, and from
-a Machine only these reach its Node: labels in node-role.kubernetes.io,
-node-restriction.kubernetes.io or node.cluster.x-k8s.io (and their subdomains, except for
-node-role) or matching a regex of
---additional-sync-machine-labels; annotations in node.cluster.x-k8s.io or matching
+Cluster API's rules (its machine controller's Node sync; README "diff-metadata"): without
+MachinePool Machines nothing of the template reaches Nodes. With them, every template label and
+annotation is applied to the Machines, and from a Machine only these reach its Node: labels in
+node-role.kubernetes.io, node-restriction.kubernetes.io or node.cluster.x-k8s.io (and their
+subdomains, except for node-role) or matching a regex of --additional-sync-machine-labels;
+annotations in node.cluster.x-k8s.io or matching
 --additional-sync-machine-annotations. The regexes are unanchored, as Go's MatchString is.
 """
 

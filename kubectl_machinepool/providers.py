@@ -38,7 +38,7 @@ INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
 
 @dataclass(frozen=True, slots=True)
 class InstanceDeletion:
-    """What deleting one MachinePool Machine of the pool does in the cloud (README: delete-machine)."""
+    """What deleting one Machine of the pool does in the cloud (README: delete-machine)."""
 
     # False: the Machine goes, but the instance keeps running (the tool refuses).
     deletes_instance: bool

@@ -13,6 +13,7 @@ from kubectl_machinepool.diagnostics import (
     lifecycle,
     nodes,
     replicas,
+    scaling,
     versions,
 )
 from kubectl_machinepool.diagnostics.core import (
@@ -27,7 +28,8 @@ from kubectl_machinepool.options import Thresholds
 from kubectl_machinepool.snapshot import RawObject, Snapshot
 
 RULES: list[Rule] = sorted(
-    replicas.RULES
+    scaling.RULES
+    + replicas.RULES
     + infrastructure.RULES
     + nodes.RULES
     + lifecycle.RULES

@@ -23,7 +23,7 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.diagnostics.replicas import UNINITIALIZED_TAINT
+from kubectl_machinepool.diagnostics.scaling import UNINITIALIZED_TAINT
 from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.snapshot import CAPI_GROUP
