@@ -13,15 +13,11 @@ from enum import Enum, IntEnum
 from typing import Any
 
 from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import (
-    ClusterDescription,
-    Description,
-    Instance,
-    PoolDescription,
-)
+from kubectl_machinepool.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.fields import dig, integer, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.model import PAUSED_ANNOTATION
 from kubectl_machinepool.options import parse_duration
 from kubectl_machinepool.selector import selector_matches

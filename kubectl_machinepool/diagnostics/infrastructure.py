@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import PoolDescription, same_version
+from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -18,6 +18,7 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.fields import dig, flag, mapping, text
+from kubectl_machinepool.instances import same_version
 from kubectl_machinepool.providers import Provider, field_keys, infra_pool, infra_pool_of
 from kubectl_machinepool.snapshot import RawObject
 

@@ -5,14 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import (
-    CLUSTER_NAME_ANNOTATION,
-    CLUSTER_NAMESPACE_ANNOTATION,
-    OWNER_KIND_ANNOTATION,
-    OWNER_NAME_ANNOTATION,
-    PoolDescription,
-    claims_pool,
-)
+from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.diagnostics.core import (
     AUTOSCALER,
     CAPI,
@@ -26,6 +19,13 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.diagnostics.scaling import UNINITIALIZED_TAINT
 from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.instances import (
+    CLUSTER_NAME_ANNOTATION,
+    CLUSTER_NAMESPACE_ANNOTATION,
+    OWNER_KIND_ANNOTATION,
+    OWNER_NAME_ANNOTATION,
+    claims_pool,
+)
 from kubectl_machinepool.snapshot import CAPI_GROUP
 
 V1_12 = (1, 12, 0)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from kubectl_machinepool.description import OWNER_KIND_ANNOTATION, PoolDescription, claims_pool
+from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -21,6 +21,7 @@ from kubectl_machinepool.diagnostics.core import (
 )
 from kubectl_machinepool.diagnostics.replicas import replica_writes, v1beta2_ready
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.instances import OWNER_KIND_ANNOTATION, claims_pool
 from kubectl_machinepool.states import NodeState
 
 UNINITIALIZED_TAINT = "node.cluster.x-k8s.io/uninitialized:NoSchedule"

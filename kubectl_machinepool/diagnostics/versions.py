@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kubectl_machinepool.conditions import read_conditions
-from kubectl_machinepool.description import PoolDescription, same_version
+from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     Context,
@@ -18,6 +18,7 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.fields import dig, items, text
+from kubectl_machinepool.instances import same_version
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, group_of
 
 # ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.

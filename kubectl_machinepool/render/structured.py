@@ -9,13 +9,9 @@ from typing import Any
 import yaml
 
 from kubectl_machinepool.conditions import Condition, Conditions
-from kubectl_machinepool.description import (
-    ClusterDescription,
-    Description,
-    Instance,
-    PoolDescription,
-)
+from kubectl_machinepool.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.diagnostics.core import Finding
+from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.model import MachinePool, ObjectRef
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.timeutil import format_time

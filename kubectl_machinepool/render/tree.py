@@ -19,12 +19,12 @@ from kubectl_machinepool.deletion import Verdict
 from kubectl_machinepool.description import (
     ClusterDescription,
     Description,
-    Instance,
     PoolDescription,
     node_available,
 )
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 from kubectl_machinepool.safetext import escape

@@ -10,7 +10,8 @@ from support.scenarios import SCENARIOS, node
 from support.snapshots import NAMESPACE, scenario_snapshot, snapshot_of
 
 from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import PoolDescription, Selection, describe, same_version
+from kubectl_machinepool.description import PoolDescription, Selection, describe
+from kubectl_machinepool.instances import same_version
 from kubectl_machinepool.render.structured import describe_document
 from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
 
