@@ -12,22 +12,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kubectl_machinepool.errors import ConfigError
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
+
+def kubeconfig_files(flag: str | None, env: Mapping[str, str]) -> list[str]:
+    """The files as strings: a cache key needs no more, and os.path spares a TAB pathlib."""
     if flag:
-        path = Path(flag).expanduser()
-        if not path.is_file():
+        path = os.path.expanduser(flag)
+        if not os.path.isfile(path):
             raise ConfigError(
                 f"kubeconfig file {flag} does not exist",
                 hint="pass an existing file to --kubeconfig, or drop the flag to use KUBECONFIG",
             )
         return [path]
     if env.get("KUBECONFIG"):
-        listed = [Path(p).expanduser() for p in env["KUBECONFIG"].split(os.pathsep) if p]
-        return [p for p in listed if p.is_file()]
-    home = Path(env.get("HOME", "~")).expanduser() / ".kube" / "config"
-    return [home] if home.is_file() else []
+        listed = [os.path.expanduser(p) for p in env["KUBECONFIG"].split(os.pathsep) if p]
+        return [p for p in listed if os.path.isfile(p)]
+    home = os.path.join(os.path.expanduser(env.get("HOME", "~")), ".kube", "config")
+    return [home] if os.path.isfile(home) else []
+
+
+def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
+    from pathlib import Path
+
+    return [Path(p) for p in kubeconfig_files(flag, env)]

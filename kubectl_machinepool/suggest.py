@@ -17,14 +17,13 @@ import os
 import time
 import zlib
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 from click.shell_completion import CompletionItem
 
 from kubectl_machinepool.fields import dig, items, text
-from kubectl_machinepool.kubefiles import kubeconfig_paths
+from kubectl_machinepool.kubefiles import kubeconfig_files, kubeconfig_paths
 from kubectl_machinepool.safetext import escape
 
 if TYPE_CHECKING:
@@ -51,9 +50,9 @@ def _chain(ctx: click.Context | None) -> list[click.Context]:
     return found
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kubectl-machinepool" / "completion"
+    return os.path.join(base, "kubectl-machinepool", "completion")
 
 
 def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
@@ -61,18 +60,21 @@ def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
     # checksums collide only replace each other. (A checksum, not hashlib: loading OpenSSL
     # would cost every warm TAB a few milliseconds.)
     exact = json.dumps(key, default=str)
-    path = _cache_dir() / f"{zlib.crc32(exact.encode()):08x}.json"
+    directory = _cache_dir()
+    path = os.path.join(directory, f"{zlib.crc32(exact.encode()):08x}.json")
     try:
-        if time.time() - path.stat().st_mtime < TTL:
-            entry = json.loads(path.read_text())
+        if time.time() - os.stat(path).st_mtime < TTL:
+            with open(path, encoding="utf-8") as cached:
+                entry = json.load(cached)
             if entry["key"] == exact:
                 return [(str(v), str(h)) for v, h in entry["values"]]
     except (OSError, ValueError, TypeError, KeyError):
         pass
     values = produce()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"key": exact, "values": values}))
+        os.makedirs(directory, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as cache:
+            cache.write(json.dumps({"key": exact, "values": values}))
     except OSError:
         pass  # no cache, still an answer
     return values
@@ -95,8 +97,8 @@ def _one_word(value: str) -> bool:
 def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
     """What the answer depends on, known without loading the kubeconfig (the slow part): the
     flags, and which kubeconfig files there are and when they last changed."""
-    paths = kubeconfig_paths(params.get("kubeconfig"), os.environ)
-    files = [(str(p), p.stat().st_mtime_ns) for p in paths]
+    paths = kubeconfig_files(params.get("kubeconfig"), os.environ)
+    files = [(p, os.stat(p).st_mtime_ns) for p in paths]
     scope = [params.get(k) for k in ("context", "namespace", "all_namespaces", "pool")]
     return [what, files, *scope]
 
