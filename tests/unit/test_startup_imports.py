@@ -157,3 +157,30 @@ def test_a_cold_pool_name_completion_still_reads_the_kubeconfig(env) -> None:
     output, modules = run_probe(env, pool_name_probe(["-n", "elsewhere"], ""))
     assert output == []
     assert "kubectl_machinepool.connection" in modules
+
+
+def test_a_cached_answer_serves_only_its_own_kubeconfig_context_and_namespace(env) -> None:
+    """What the cache key is made of, now that it is found before anything is loaded."""
+    prime_pool_cache()
+    config = env["KUBECONFIG"]
+
+    def answer(params: dict[str, str]) -> list[tuple[str, str]]:
+        return suggest._cached(suggest._cache_key("pools", params), lambda: [("fresh", "")])
+
+    assert answer({"namespace": NAMESPACE}) == CACHED
+    assert answer({"namespace": "other"}) != CACHED
+    assert answer({"namespace": NAMESPACE, "context": "another"}) != CACHED
+    assert answer({"namespace": NAMESPACE, "kubeconfig": config}) == CACHED  # the same file
+    later = os.stat(config).st_mtime_ns + 1_000_000_000
+    os.utime(config, ns=(later, later))  # the kubeconfig was edited
+    assert answer({"namespace": NAMESPACE}) != CACHED
+
+
+def test_a_cache_file_holding_another_key_is_no_answer(env) -> None:
+    """Files are named by a 32-bit checksum: the key inside decides, so a collision is a miss."""
+    prime_pool_cache()
+    (entry,) = Path(env["XDG_CACHE_HOME"]).rglob("*.json")
+    stored = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**stored, "key": stored["key"].replace(NAMESPACE, "other")}))
+    key = suggest._cache_key("pools", {"namespace": NAMESPACE})
+    assert suggest._cached(key, lambda: [("fresh", "")]) == [("fresh", "")]
