@@ -12,10 +12,8 @@ when the cache has no answer: a warm TAB pays for click and this module, nothing
 
 from __future__ import annotations
 
-import json
 import os
 import time
-import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +56,11 @@ def _cache_dir() -> str:
 def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
     # The file is named by a checksum and holds the whole key, which must match: entries whose
     # checksums collide only replace each other. (A checksum, not hashlib: loading OpenSSL
-    # would cost every warm TAB a few milliseconds.)
+    # would cost every warm TAB a few milliseconds.) Imported here, not at the top: every
+    # command imports this module for its flags, and only a TAB needs these.
+    import json
+    import zlib
+
     exact = json.dumps(key, default=str)
     directory = _cache_dir()
     path = os.path.join(directory, f"{zlib.crc32(exact.encode()):08x}.json")

@@ -45,11 +45,11 @@ def scenario_cluster(plugins: Path) -> Iterator[tuple[str, Path, dict[str, str]]
     """The test API server holding one azure-vmss scenario: its namespace, a fresh cache (and
     home) directory, and the environment that reaches it with the plugins in plugins/ on PATH."""
     plane = ControlPlane()
+    cache = Path(tempfile.mkdtemp(prefix="kmp-bench-cache-"))
     try:
         mgmt = management_cluster(plane, "v1beta2")
         namespace = mgmt.new_namespace()
         create_scenario(mgmt, SCENARIOS["azure-vmss"]("v1beta2", namespace, namespace[2:]))
-        cache = Path(tempfile.mkdtemp(prefix="kmp-bench-cache-"))
         env = {
             "PATH": os.pathsep.join([str(plugins), str(binaries_dir()), "/usr/bin", "/bin"]),
             "HOME": str(cache), "XDG_CACHE_HOME": str(cache), "KUBECONFIG": str(mgmt.kubeconfig),
@@ -57,6 +57,7 @@ def scenario_cluster(plugins: Path) -> Iterator[tuple[str, Path, dict[str, str]]
         yield namespace, cache, env
     finally:
         plane.stop()
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def main() -> None:
