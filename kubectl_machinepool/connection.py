@@ -29,10 +29,10 @@ from kubectl_machinepool.kubeconfig import (
     ExecConfig,
     Kubeconfig,
     UserEntry,
-    kubeconfig_paths,
     parse,
     read_files,
 )
+from kubectl_machinepool.kubefiles import kubeconfig_paths
 from kubectl_machinepool.timeutil import parse_time
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")

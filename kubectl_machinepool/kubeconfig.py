@@ -1,10 +1,7 @@
 """Kubeconfig documents, read and checked the way kubectl reads them, before anything uses them.
 
-Which files (kubectl's rules, not the Python client's `load_config()`):
-  --kubeconfig FILE      exactly that file, which must exist;
-  else $KUBECONFIG       a path list, merged: the first file to name a cluster/context/user wins,
-                         and the first file that sets current-context wins;
-  else ~/.kube/config    when it exists.
+Which files: kubefiles.py, by kubectl's rules. Files of a $KUBECONFIG path list are merged: the
+first file to name a cluster/context/user wins, and the first file that sets current-context wins.
 
 Every document is validated and normalised into the frozen entries below: names are strings,
 flags are booleans, data fields are base64, each entry's fields have the types kubectl's Go
@@ -24,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kubectl_machinepool.dump import read_documents
 from kubectl_machinepool.errors import ConfigError, MachinePoolError
 
 
@@ -85,23 +81,11 @@ class Kubeconfig:
     source: str = ""
 
 
-def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:
-    if flag:
-        path = Path(flag).expanduser()
-        if not path.is_file():
-            raise ConfigError(
-                f"kubeconfig file {flag} does not exist",
-                hint="pass an existing file to --kubeconfig, or drop the flag to use KUBECONFIG",
-            )
-        return [path]
-    if env.get("KUBECONFIG"):
-        listed = [Path(p).expanduser() for p in env["KUBECONFIG"].split(os.pathsep) if p]
-        return [p for p in listed if p.is_file()]
-    home = Path(env.get("HOME", "~")).expanduser() / ".kube" / "config"
-    return [home] if home.is_file() else []
-
-
 def _read_yaml(path: Path) -> Any:
+    # Imported at the first read: a run that only needs this module's types (or none of its
+    # files) must not pay the YAML parser's import in its start-up.
+    from kubectl_machinepool.dump import read_documents
+
     try:
         content = path.read_text()
     except (OSError, UnicodeDecodeError) as err:

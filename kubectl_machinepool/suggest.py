@@ -4,34 +4,32 @@ Every TAB is a fresh process, so this path stays light: the raw HTTP client (nev
 APIs), a short timeout, metadata-only lists where names suffice, and a few seconds of cache
 so that the second TAB of a word answers without a request. Any failure yields no values: a
 broken cluster must never break the shell.
+
+A cached answer is found from the flags and the kubeconfig files' names and times alone, so the
+modules that read the kubeconfig and talk to the server (and the YAML parser) are imported only
+when the cache has no answer: a warm TAB pays for click and this module, nothing more.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.shell_completion import CompletionItem
 
-from kubectl_machinepool.connection import load_connection
 from kubectl_machinepool.fields import dig, items, text
-from kubectl_machinepool.kube import Kube, Resource
-from kubectl_machinepool.kubeconfig import context_names, kubeconfig_paths
-from kubectl_machinepool.poolname import POOL_NAME_LABEL, pool_label_value
+from kubectl_machinepool.kubefiles import kubeconfig_files, kubeconfig_paths
 from kubectl_machinepool.safetext import escape
-from kubectl_machinepool.snapshot import CAPI_GROUP
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.kube import Kube, Resource
 
 TIMEOUT = 2.0
 TTL = 5.0
 Values = list[tuple[str, str]]  # (value, description)
-
-NAMESPACES = Resource("", "v1", "Namespace", "namespaces", namespaced=False)
 
 
 def _params(ctx: click.Context) -> dict[str, Any]:
@@ -50,23 +48,35 @@ def _chain(ctx: click.Context | None) -> list[click.Context]:
     return found
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kubectl-machinepool" / "completion"
+    return os.path.join(base, "kubectl-machinepool", "completion")
 
 
 def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
-    digest = hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:32]
-    path = _cache_dir() / f"{digest}.json"
+    # The file is named by a checksum and holds the whole key, which must match: entries whose
+    # checksums collide only replace each other. (A checksum, not hashlib: loading OpenSSL
+    # would cost every warm TAB a few milliseconds.) Imported here, not at the top: every
+    # command imports this module for its flags, and only a TAB needs these.
+    import json
+    import zlib
+
+    exact = json.dumps(key, default=str)
+    directory = _cache_dir()
+    path = os.path.join(directory, f"{zlib.crc32(exact.encode()):08x}.json")
     try:
-        if time.time() - path.stat().st_mtime < TTL:
-            return [(str(v), str(h)) for v, h in json.loads(path.read_text())]
-    except (OSError, ValueError, TypeError):
+        if time.time() - os.stat(path).st_mtime < TTL:
+            with open(path, encoding="utf-8") as cached:
+                entry = json.load(cached)
+            if entry["key"] == exact:
+                return [(str(v), str(h)) for v, h in entry["values"]]
+    except (OSError, ValueError, TypeError, KeyError):
         pass
     values = produce()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
+        os.makedirs(directory, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as cache:
+            cache.write(json.dumps({"key": exact, "values": values}))
     except OSError:
         pass  # no cache, still an answer
     return values
@@ -89,8 +99,8 @@ def _one_word(value: str) -> bool:
 def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
     """What the answer depends on, known without loading the kubeconfig (the slow part): the
     flags, and which kubeconfig files there are and when they last changed."""
-    paths = kubeconfig_paths(params.get("kubeconfig"), os.environ)
-    files = [(str(p), p.stat().st_mtime_ns) for p in paths]
+    paths = kubeconfig_files(params.get("kubeconfig"), os.environ)
+    files = [(p, os.stat(p).st_mtime_ns) for p in paths]
     scope = [params.get(k) for k in ("context", "namespace", "all_namespaces", "pool")]
     return [what, files, *scope]
 
@@ -101,6 +111,9 @@ def _from_cluster(
     params = _params(ctx)
 
     def produce() -> Values:
+        from kubectl_machinepool.connection import load_connection
+        from kubectl_machinepool.kube import Kube
+
         connection = load_connection(params.get("kubeconfig"), params.get("context"))
         all_namespaces = params.get("all_namespaces")
         namespace = None if all_namespaces else params.get("namespace") or connection.namespace
@@ -113,9 +126,15 @@ def _from_cluster(
         return []
 
 
+def _capi(kube: Kube, kind: str, plural: str) -> Resource:
+    from kubectl_machinepool.kube import Resource
+    from kubectl_machinepool.snapshot import CAPI_GROUP
+
+    return Resource(CAPI_GROUP, kube.capi_version(), kind, plural)
+
+
 def _pools(kube: Kube, namespace: str | None) -> list[dict[str, Any]]:
-    resource = Resource(CAPI_GROUP, kube.capi_version(), "MachinePool", "machinepools")
-    return kube.list(resource, namespace)
+    return kube.list(_capi(kube, "MachinePool", "machinepools"), namespace)
 
 
 def pool_names(
@@ -134,8 +153,7 @@ def cluster_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     def read(kube: Kube, namespace: str | None) -> Values:
-        resource = Resource(CAPI_GROUP, kube.capi_version(), "Cluster", "clusters")
-        found = kube.list(resource, namespace, metadata_only=True)
+        found = kube.list(_capi(kube, "Cluster", "clusters"), namespace, metadata_only=True)
         return sorted((text(dig(c, "metadata", "name")) or "", "") for c in found)
 
     return _from_cluster(ctx, incomplete, "clusters", read)
@@ -148,7 +166,9 @@ def machine_names(
     pool = _params(ctx).get("pool")
 
     def read(kube: Kube, namespace: str | None) -> Values:
-        resource = Resource(CAPI_GROUP, kube.capi_version(), "Machine", "machines")
+        from kubectl_machinepool.poolname import POOL_NAME_LABEL, pool_label_value
+
+        resource = _capi(kube, "Machine", "machines")
         selector = f"{POOL_NAME_LABEL}={pool_label_value(pool)}" if pool else POOL_NAME_LABEL
         return sorted(
             (
@@ -184,7 +204,10 @@ def namespace_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     def read(kube: Kube, _namespace: str | None) -> Values:
-        found = kube.list(NAMESPACES, None, metadata_only=True)
+        from kubectl_machinepool.kube import Resource
+
+        namespaces = Resource("", "v1", "Namespace", "namespaces", namespaced=False)
+        found = kube.list(namespaces, None, metadata_only=True)
         return sorted((text(dig(n, "metadata", "name")) or "", "") for n in found)
 
     return _from_cluster(ctx, incomplete, "namespaces", read)
@@ -193,6 +216,8 @@ def namespace_names(
 def context_values(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
+    from kubectl_machinepool.kubeconfig import context_names
+
     try:
         paths = kubeconfig_paths(_params(ctx).get("kubeconfig"), os.environ)
         values = [

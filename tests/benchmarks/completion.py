@@ -15,7 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,20 +40,31 @@ def timed(
     return took
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
-    runs = parser.parse_args().runs
+@contextmanager
+def scenario_cluster(plugins: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
+    """The test API server holding one azure-vmss scenario: its namespace, a fresh cache (and
+    home) directory, and the environment that reaches it with the plugins in plugins/ on PATH."""
     plane = ControlPlane()
+    cache = Path(tempfile.mkdtemp(prefix="kmp-bench-cache-"))
     try:
         mgmt = management_cluster(plane, "v1beta2")
         namespace = mgmt.new_namespace()
         create_scenario(mgmt, SCENARIOS["azure-vmss"]("v1beta2", namespace, namespace[2:]))
-        cache = Path(tempfile.mkdtemp(prefix="kmp-bench-cache-"))
         env = {
-            "PATH": os.pathsep.join([str(installed_plugin().parent), str(binaries_dir()), "/usr/bin", "/bin"]),
+            "PATH": os.pathsep.join([str(plugins), str(binaries_dir()), "/usr/bin", "/bin"]),
             "HOME": str(cache), "XDG_CACHE_HOME": str(cache), "KUBECONFIG": str(mgmt.kubeconfig),
         }  # fmt: skip
+        yield namespace, cache, env
+    finally:
+        plane.stop()
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    runs = parser.parse_args().runs
+    with scenario_cluster(installed_plugin().parent) as (namespace, cache, env):
         kubectl = str(binaries_dir() / "kubectl")
 
         def cold() -> None:
@@ -75,8 +87,6 @@ def main() -> None:
             took = sorted(timed(argv, env, before, runs))
             p90 = took[int(len(took) * 0.9) - 1]
             print(f"  {label:<55} {statistics.median(took):7.0f} {p90:7.0f} {took[-1]:7.0f}")
-    finally:
-        plane.stop()
 
 
 if __name__ == "__main__":
