@@ -7,7 +7,6 @@ import sys
 from typing import NoReturn
 
 import click
-import colorama
 
 from kubectl_machinepool import __version__
 from kubectl_machinepool.commands.flags import CONTEXT_SETTINGS
@@ -59,7 +58,10 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> NoReturn:
     """Console entry point: the single place where errors become messages and exit codes."""
-    colorama.just_fix_windows_console()
+    if sys.platform == "win32":  # elsewhere colorama has nothing to fix
+        import colorama
+
+        colorama.just_fix_windows_console()
     env = Environment.from_process()
     try:
         # Shell completion scripts name the executable; help text names the kubectl command.

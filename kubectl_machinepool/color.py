@@ -6,9 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
-from colorama import Fore, Style
-
 from kubectl_machinepool.options import ColorMode
+
+# The SGR codes colorama names Fore.GREEN, Fore.YELLOW, Fore.RED and Style.RESET_ALL, spelled out
+# so that start-up does not load colorama (and ctypes) to print help; safetext lets exactly these
+# through.
+GREEN, YELLOW, RED, RESET = "\x1b[32m", "\x1b[33m", "\x1b[31m", "\x1b[0m"
 
 
 def use_color(mode: ColorMode, stream: TextIO, env: Mapping[str, str]) -> bool:
@@ -26,13 +29,13 @@ class Palette:
     enabled: bool
 
     def _paint(self, text: str, code: str) -> str:
-        return f"{code}{text}{Style.RESET_ALL}" if self.enabled and text else text
+        return f"{code}{text}{RESET}" if self.enabled and text else text
 
     def good(self, text: str) -> str:
-        return self._paint(text, Fore.GREEN)
+        return self._paint(text, GREEN)
 
     def warn(self, text: str) -> str:
-        return self._paint(text, Fore.YELLOW)
+        return self._paint(text, YELLOW)
 
     def bad(self, text: str) -> str:
-        return self._paint(text, Fore.RED)
+        return self._paint(text, RED)

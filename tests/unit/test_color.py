@@ -33,3 +33,11 @@ def test_palette_paints_only_when_enabled() -> None:
     assert Palette(False).bad("x") == "x"
     assert Palette(True).bad("x") != "x"
     assert Palette(True).good("") == ""
+
+
+def test_spelled_out_codes_are_colorama_s() -> None:
+    from colorama import Fore, Style
+
+    from kubectl_machinepool.color import GREEN, RED, RESET, YELLOW
+
+    assert (GREEN, YELLOW, RED, RESET) == (Fore.GREEN, Fore.YELLOW, Fore.RED, Style.RESET_ALL)

@@ -30,10 +30,6 @@ COLD_ONLY = (
 NAMESPACE = "prod-ns"
 CACHED = [("spares", "Cluster prod"), ("workers", "Cluster prod")]  # sorted, as read() leaves them
 MARKER = "--- modules ---"
-LAZY_CLI = pytest.mark.xfail(
-    strict=False,
-    reason="lazy cli pending: cli.py imports every command module, which import the services",
-)
 
 
 def entry_point(script: str) -> tuple[str, str]:
@@ -102,7 +98,6 @@ def loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
     return sorted(m for m in modules if m in roots or m.startswith(tuple(r + "." for r in roots)))
 
 
-@LAZY_CLI
 @pytest.mark.parametrize(
     ("script", "argv", "shown"),
     [
@@ -119,7 +114,6 @@ def test_help_and_completion_load_neither_the_client_nor_tabulate(env, script, a
     assert loaded(modules, HEAVY) == []
 
 
-@LAZY_CLI
 def test_a_warm_pool_name_completion_loads_neither(env) -> None:
     prime_pool_cache()
     words = ["describe", "-n", NAMESPACE, ""]
