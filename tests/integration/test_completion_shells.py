@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 from support.controlplane import binaries_dir, installed_plugin
+from support.kubeconfigs import dead_kubeconfig
 from support.management import ManagementCluster, create_scenario
 from support.scenarios import SCENARIOS
 
@@ -112,13 +112,7 @@ def test_kubectl_runs_kubectl_complete_machinepool(scenario: str, env: dict[str,
 
 
 def test_a_dead_cluster_gives_no_candidates(env: dict[str, str], tmp_path: Path) -> None:
-    config = tmp_path / "dead.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "dead",
-        "clusters": [{"name": "dead", "cluster": {"server": "https://127.0.0.1:9"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}],
-        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
-    }))  # fmt: skip
+    config = dead_kubeconfig(tmp_path)
     done = run(
         [str(installed_plugin().parent / "kubectl_complete-machinepool"), "describe", ""],
         {**env, "KUBECONFIG": str(config)},

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.kubeconfigs import dead_kubeconfig
 
 from kubectl_machinepool.cli import COMPLETE_VAR
 from kubectl_machinepool.completion import main as complete
@@ -113,13 +114,7 @@ def test_the_completion_path_never_imports_the_typed_client(tmp_path: Path) -> N
     import subprocess
     import sys
 
-    config = tmp_path / "dead.yaml"
-    config.write_text(yaml.safe_dump({
-        "current-context": "dead",
-        "clusters": [{"name": "dead", "cluster": {"server": "https://127.0.0.1:9"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}],
-        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
-    }))  # fmt: skip
+    config = dead_kubeconfig(tmp_path)
     probe = (
         "import sys\n"
         "from kubectl_machinepool.completion import main\n"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from support.kubeconfigs import dead_kubeconfig
 
 from kubectl_machinepool import suggest
 
@@ -47,13 +47,7 @@ def entry_point(script: str) -> tuple[str, str]:
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """A kubeconfig whose server refuses connections: a pool name can only come from the cache."""
-    config = tmp_path / "dead.yaml"
-    config.write_text(yaml.safe_dump({
-        "current-context": "dead",
-        "clusters": [{"name": "dead", "cluster": {"server": "https://127.0.0.1:9"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}],
-        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
-    }))  # fmt: skip
+    config = dead_kubeconfig(tmp_path)
     values = {
         "HOME": str(tmp_path),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
