@@ -1,22 +1,24 @@
 """Follow a Machine's deletion: its stages, its Node going, a replacement appearing.
 
-Stopping to follow never stops the deletion: it goes on in the cluster.
+One watch of the namespace's Machines tells all three: the Machine's own events (its stages, its
+going), and new Machines of the pool. The Node is looked at on each event, since Cluster API
+deletes it just before it lets the Machine go. Stopping to follow never stops the deletion.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.conditions import read_conditions
 from kubectl_machinepool.deletetarget import Mode, Plan
 from kubectl_machinepool.errors import MachinePoolError, NotFoundError
-from kubectl_machinepool.fields import dig, text
+from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.kube import Kube, Resource
+from kubectl_machinepool.kubewatch import LISTED, WATCH_WINDOW
 from kubectl_machinepool.poolname import CLUSTER_NAME_LABEL, POOL_NAME_LABEL, pool_label_value
-from kubectl_machinepool.snapshot import CAPI_GROUP
+from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 from kubectl_machinepool.writes import ObjectRef
 
 Report = Callable[[str], None]
@@ -36,48 +38,78 @@ def _deleting_state(machine: dict[str, Any]) -> str | None:
     return None
 
 
+def _name(obj: RawObject) -> str:
+    return text(dig(obj, "metadata", "name")) or ""
+
+
 @dataclass
-class _Watch:
+class _Follower:
     """What has been reported so far while following one Machine's deletion."""
 
-    kube: Kube
     workload: Kube | None
     plan: Plan
     report: Report
     warn: Report
     stage: str | None = None
     node_gone: bool = False
-    seen: set[str] = field(default_factory=set)
+    # Names of the pool's Machines seen so far; None before the first list.
+    seen: set[str] | None = None
 
     @property
     def machine(self) -> ObjectRef:
         return next(w.target for w in self.plan.writes if w.target.plural == "machines")
 
-    def _pool_machines(self) -> dict[str, str]:
-        """The pool's Machines now, name to providerID."""
+    def _ours(self, obj: RawObject) -> bool:
+        return bool(dig(obj, "metadata", "uid") == self.machine.uid)
+
+    def _of_pool(self, obj: RawObject) -> bool:
         mp = self.plan.target.pool.pool
-        resource = Resource(CAPI_GROUP, self.machine.version, "Machine", "machines")
-        selector = (
-            f"{POOL_NAME_LABEL}={pool_label_value(mp.name)},{CLUSTER_NAME_LABEL}={mp.cluster}"
+        labels = mapping(dig(obj, "metadata", "labels"))
+        return (
+            labels.get(POOL_NAME_LABEL) == pool_label_value(mp.name)
+            and labels.get(CLUSTER_NAME_LABEL) == mp.cluster
         )
-        return {
-            text(dig(m, "metadata", "name")) or "": text(dig(m, "spec", "providerID")) or ""
-            for m in self.kube.list(resource, mp.namespace, selector)
-        }
 
-    def start(self) -> None:
-        self.seen = set(self._pool_machines())
+    def on(self, kind: str, obj: RawObject) -> bool:
+        """Report what this event shows; False once the Machine is gone."""
+        present = True
+        if kind == LISTED:
+            present = self._listed(items(obj.get("items")))
+        elif self._ours(obj):
+            present = kind != "DELETED"
+            if present:
+                self._stage(obj)
+        elif kind != "DELETED":
+            self._replacement(obj)
+        self.check_node()
+        return present
 
-    def machine_present(self) -> bool:
-        try:
-            current = self.kube.request("GET", self.machine.path())
-        except NotFoundError:
-            return False
-        stage = _deleting_state(current)
+    def _listed(self, machines: list[RawObject]) -> bool:
+        """Every Machine as of now: the first list, or a new one after the watch expired."""
+        if self.seen is None:
+            self.seen = {_name(m) for m in machines if self._of_pool(m)}
+        ours = next((m for m in machines if self._ours(m)), None)
+        if ours is not None:
+            self._stage(ours)
+        for machine in machines:
+            self._replacement(machine)
+        return ours is not None
+
+    def _stage(self, machine: RawObject) -> None:
+        stage = _deleting_state(machine)
         if stage and stage != self.stage:
             self.report(f"{self.machine.display}: {stage}")
             self.stage = stage
-        return True
+
+    def _replacement(self, machine: RawObject) -> None:
+        name = _name(machine)
+        if self.plan.request.mode is not Mode.REPLACE or self.seen is None:
+            return
+        if name in self.seen or self._ours(machine) or not self._of_pool(machine):
+            return
+        self.seen.add(name)
+        where = text(dig(machine, "spec", "providerID")) or "no providerID yet"
+        self.report(f"replacement Machine {self.machine.namespace}/{name} appeared ({where})")
 
     def check_node(self) -> None:
         instance = self.plan.target.instance
@@ -93,17 +125,6 @@ class _Watch:
             self.warn(f"Node {node} is no longer followed: {err.message}")
             self.node_gone = True
 
-    def check_replacement(self) -> None:
-        if self.plan.request.mode is not Mode.REPLACE:
-            return
-        for name, provider_id in sorted(self._pool_machines().items()):
-            if name not in self.seen:
-                self.seen.add(name)
-                where = provider_id or "no providerID yet"
-                self.report(
-                    f"replacement Machine {self.machine.namespace}/{name} appeared ({where})"
-                )
-
 
 def follow(
     kube: Kube,
@@ -113,24 +134,20 @@ def follow(
     timeout: float | None,
     report: Report,
     warn: Report,
-    interval: float = 1.0,
+    window: float = WATCH_WINDOW,
 ) -> None:
     """Report the Machine's deletion stages, its Node going, and a replacement appearing, until
     the Machine is gone; raise when the timeout passes first."""
-    watch = _Watch(kube, workload, plan, report, warn)
-    watch.start()
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        present = watch.machine_present()
-        watch.check_node()
-        watch.check_replacement()
-        if not present:
+    follower = _Follower(workload, plan, report, warn)
+    machine = follower.machine
+    resource = Resource(CAPI_GROUP, machine.version, "Machine", "machines")
+    events = kube.watch(resource, machine.namespace, timeout=timeout, window=window)
+    for kind, obj in events:
+        if not follower.on(kind, obj):
             return
-        if deadline is not None and time.monotonic() > deadline:
-            mp = plan.target.pool.pool
-            raise MachinePoolError(
-                f"timed out waiting for {watch.machine.display} to go (last stage: "
-                f"{watch.stage or 'none reported'}); the deletion goes on in the cluster",
-                hint=f"follow it with: kubectl machinepool describe {mp.name} -n {mp.namespace}",
-            )
-        time.sleep(interval)
+    mp = plan.target.pool.pool
+    raise MachinePoolError(
+        f"timed out waiting for {machine.display} to go (last stage: "
+        f"{follower.stage or 'none reported'}); the deletion goes on in the cluster",
+        hint=f"follow it with: kubectl machinepool describe {mp.name} -n {mp.namespace}",
+    )
