@@ -38,6 +38,7 @@ WATCH_RETRIES = 3
 # The synthetic event: every object as of now, in a List (first, and after 410 Gone).
 LISTED = "LISTED"
 GONE = 410
+TRANSIENT = frozenset({429, 500, 502, 503, 504})
 
 Event = tuple[str, dict[str, Any]]
 
@@ -167,8 +168,12 @@ def watch(
         except _Expired:
             version = None
             continue
-        except UnreachableError as err:
-            failures, last = failures + 1, err.message  # dropped, or silent: open it again
+        except MachinePoolError as err:
+            # Dropped, silent past its window, or the server busy (a cache initializing
+            # answers 429): open it again; anything else is the caller's to hear.
+            if not isinstance(err, UnreachableError) and err.status not in TRANSIENT:
+                raise
+            failures, last = failures + 1, err.message
         else:
             # A server closing a watch at once, again and again, must not be asked forever.
             quick = not events and time.monotonic() - opened < seconds / 2
