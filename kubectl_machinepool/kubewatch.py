@@ -160,6 +160,7 @@ def watch(
         left = spec.window if deadline is None else min(spec.window, deadline - time.monotonic())
         seconds = max(1, math.ceil(left))
         opened, events = time.monotonic(), 0
+        pause = 0
         try:
             for kind, obj, seen in _connection(kube, spec, version, seconds):
                 version, events, failures = seen, events + 1, 0
@@ -167,22 +168,29 @@ def watch(
                     yield kind, obj
         except _Expired:
             version = None
-            continue
+            if events:
+                continue
+            # Expired before a single event: a server doing that each time must not be
+            # listed from forever.
+            failures, last = failures + 1, "its resourceVersion expired at once"
+            pause = failures - 1  # the first expiry is normal: list again at once
         except MachinePoolError as err:
             # Dropped, silent past its window, or the server busy (a cache initializing
             # answers 429): open it again; anything else is the caller's to hear.
             if not isinstance(err, UnreachableError) and err.status not in TRANSIENT:
                 raise
             failures, last = failures + 1, err.message
+            pause = failures
         else:
             # A server closing a watch at once, again and again, must not be asked forever.
             quick = not events and time.monotonic() - opened < seconds / 2
             failures = failures + 1 if quick else 0
-            last = "the server ended it at once"
+            last, pause = "the server ended it at once", failures
         if failures > WATCH_RETRIES:
             raise UnreachableError(
                 f"the watch of {spec.resource.plural} on {kube.where} keeps failing: {last}",
                 hint="check that the server is reachable, and raise --request-timeout",
             )
-        if failures:
-            time.sleep(min(float(failures), 5.0))
+        if pause:
+            left = 5.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            time.sleep(min(float(pause), 5.0, left))
