@@ -72,15 +72,16 @@ class _Follower:
 
     def on(self, kind: str, obj: RawObject) -> bool:
         """Report what this event shows; False once the Machine is gone."""
-        present = True
         if kind == LISTED:
             present = self._listed(items(obj.get("items")))
         elif self._ours(obj):
             present = kind != "DELETED"
             if present:
                 self._stage(obj)
-        elif kind != "DELETED":
-            self._replacement(obj)
+        else:
+            if kind != "DELETED":
+                self._replacement(obj)
+            return True  # other Machines' events say nothing about this one's Node
         self.check_node()
         return present
 
