@@ -10,8 +10,8 @@ import base64
 from collections.abc import Iterable
 
 from kubectl_machinepool.connection import connection_from_dict, load_connection
-from kubectl_machinepool.deleteplan import Disruption, disruption_of
 from kubectl_machinepool.description import Selection, selected
+from kubectl_machinepool.disruption import Disruption, disruption_of
 from kubectl_machinepool.dump import read_documents
 from kubectl_machinepool.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.fields import dig, text
@@ -54,6 +54,7 @@ class _Reads:
         self.kube = kube
         self.notes: list[str] = []
         self.unread: list[tuple[str, str]] = []
+        self.unread_notes: list[tuple[str, str, str]] = []
         # Reads only rules need stay silent in describe: their absence is said by the findings.
         self.quiet = False
 
@@ -91,7 +92,9 @@ class _Reads:
         self, group: str, kind: str, consequence: str, err: MachinePoolError
     ) -> list[RawObject]:
         if not self.quiet:
-            self.notes.append(f"cannot read {kind} objects, so {consequence}: {err.message}")
+            note = f"cannot read {kind} objects, so {consequence}: {err.message}"
+            self.notes.append(note)
+            self.unread_notes.append((group, kind, note))
         self.unread.append((group, kind))
         return []
 
@@ -116,7 +119,9 @@ def read_pools(kube: Kube, namespace: str | None, selector: str | None) -> Snaps
     reads = _Reads(kube)
     refs = _template_refs(pools, "infrastructureRef")
     infra = reads.kinds(refs, namespace, "MACHINES shows <unknown>")
-    return Snapshot.of([*pools, *infra], reads.notes, unread=reads.unread)
+    return Snapshot.of(
+        [*pools, *infra], reads.notes, unread=reads.unread, unread_notes=reads.unread_notes
+    )
 
 
 def _machine_kinds(infra: list[RawObject]) -> set[tuple[str, str, str]]:
@@ -302,4 +307,11 @@ def read_description(
         workload_nodes(kube, ns, name, workload_kubeconfig, timeout, tokens=diagnosis)
         for ns, name in sorted(clusters)
     ]
-    return Snapshot.of(objects, reads.notes, workloads, reads.unread, secrets_scope)
+    return Snapshot.of(
+        objects,
+        reads.notes,
+        workloads,
+        reads.unread,
+        secrets_scope,
+        unread_notes=reads.unread_notes,
+    )

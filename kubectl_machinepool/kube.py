@@ -11,28 +11,27 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from kubectl_machinepool.apierrors import Retry, api_error, retry_after, transport_errors
 from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
 from kubectl_machinepool.connection import Connection, load_connection
 from kubectl_machinepool.errors import (
     ClusterAccessError,
-    ConflictError,
     MachinePoolError,
     NotFoundError,
-    UnreachableError,
 )
 from kubectl_machinepool.fields import dig, items, mapping, text
+from kubectl_machinepool.kubewatch import WATCH_SLACK, WATCH_WINDOW, Watch, stream_lines, watch
 from kubectl_machinepool.options import AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 
 LIST_CHUNK = 500
 # Retries of one read: after a dropped connection, or when the server says when to ask again.
 READ_RETRIES = 3
-# The longest Retry-After honoured; a server asking for more gets its error reported.
-MAX_RETRY_AFTER = 10.0
 # No answer is read beyond this: a hostile or broken server must not exhaust memory. A page of
 # LIST_CHUNK Machines is a few MiB.
 MAX_ANSWER = 64 << 20
@@ -56,6 +55,16 @@ class Resource:
         if self.namespaced and namespace:
             return f"{base}/namespaces/{namespace}/{self.plural}"
         return f"{base}/{self.plural}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    method: str
+    path: str
+    query: dict[str, str] | None = None
+    accept: str = "application/json"
+    body: dict[str, Any] | None = None
+    content_type: str = "application/json"
 
 
 class Kube:
@@ -114,78 +123,48 @@ class Kube:
         retried as client-go retries them: after a dropped connection and when the server asks
         for it (429/5xx with Retry-After). Writes never are: whether a write took effect is for
         the caller to find out."""
+        call = _Call(method, path, query, accept, body, content_type)
         for attempt in range(READ_RETRIES + 1):
             try:
-                return self._request(
-                    method,
-                    path,
-                    query=query,
-                    accept=accept,
-                    body=body,
-                    content_type=content_type,
-                    timeout=self._timeout if timeout is None else timeout,
-                )
-            except _Retry as retry:
+                return self._request(call, self._timeout if timeout is None else timeout)
+            except Retry as retry:
                 if method != "GET" or attempt == READ_RETRIES or retry.after is None:
                     raise retry.error from retry.__cause__
                 time.sleep(retry.after)
         raise AssertionError("unreachable")  # the loop always returns or raises
 
-    def _request(
-        self,
-        method: str,
-        path: str,
-        *,
-        query: dict[str, str] | None,
-        accept: str,
-        body: dict[str, Any] | None,
-        content_type: str,
-        timeout: float | None,
-    ) -> dict[str, Any]:
-        import urllib3
-        from kubernetes.client.exceptions import ApiException
-
-        url_path = path + ("?" + urlencode(query) if query else "")
-        header_params = {"Accept": accept}
-        if body is not None:
-            header_params["Content-Type"] = content_type
-        try:
-            _, url, plain_headers, _, _ = self._client.param_serialize(
-                method, url_path, header_params=header_params, auth_settings=["BearerToken"]
-            )
-            headers = urllib3.HTTPHeaderDict(plain_headers)
-            for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
-                headers.add(name, value)
-            response = self._client.call_api(method, url, headers, body, _request_timeout=timeout)
+    def _request(self, call: _Call, timeout: float | None) -> dict[str, Any]:
+        with transport_errors(self.where):
+            response = self._open(call, timeout)
             status = response.status
-            data = self._body(response.response, timeout)
-            retry_after = response.response.headers.get("Retry-After")
-        except urllib3.exceptions.NewConnectionError as err:
-            # Caught first: urllib3 derives it from its timeout errors.
-            raise self._unreachable(err) from err
-        except (urllib3.exceptions.TimeoutError, TimeoutError) as err:
-            raise UnreachableError(
-                f"the API server of {self.where} did not answer within the request timeout",
-                hint="raise --request-timeout, or check that the server is reachable",
-            ) from err
-        except (urllib3.exceptions.ProtocolError, ConnectionError) as err:
-            # Dropped before an answer came: a read may simply be asked again.
-            raise _Retry(self._unreachable(err), 0.0) from err
-        except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
-            raise self._unreachable(err) from err
-        except (ValueError, TypeError) as err:
-            # http.client refuses header values with control characters, ssl a server name with
-            # a NUL; never echo them.
-            raise ClusterAccessError(
-                f"the request to {self.where} could not be sent ({type(err).__name__})"
-            ) from err
+            data = self._body(response, timeout)
+            asked_to_wait = response.headers.get("Retry-After")
         if 200 <= status < 300:
-            return self._document(data, path)
-        error = self._api_error(method, path, status, data)
-        wait = _retry_after(retry_after) if status == 429 or status >= 500 else None
+            return self._document(data, call.path)
+        error = api_error(self.where, call.method, call.path, status, data)
+        wait = retry_after(asked_to_wait) if status == 429 or status >= 500 else None
         if wait is not None:
-            raise _Retry(error, wait)
+            raise Retry(error, wait)
         raise error
+
+    def _open(self, call: _Call, timeout: float | tuple[float | None, float] | None) -> Any:
+        """Send the request; the answer (a urllib3 response) is left unread."""
+        import urllib3
+
+        url_path = call.path + ("?" + urlencode(call.query) if call.query else "")
+        header_params = {"Accept": call.accept}
+        if call.body is not None:
+            header_params["Content-Type"] = call.content_type
+        _, url, plain_headers, _, _ = self._client.param_serialize(
+            call.method, url_path, header_params=header_params, auth_settings=["BearerToken"]
+        )
+        headers = urllib3.HTTPHeaderDict(plain_headers)
+        for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
+            headers.add(name, value)
+        answer = self._client.call_api(
+            call.method, url, headers, call.body, _request_timeout=timeout
+        )
+        return answer.response
 
     def _body(self, response: Any, timeout: float | None) -> bytes:
         """The answer, read in pieces: never more than MAX_ANSWER bytes, nor past the request
@@ -220,36 +199,6 @@ class Kube:
                 hint="check the server address and any proxy in between",
             )
         return document
-
-    def _unreachable(self, err: BaseException) -> UnreachableError:
-        return UnreachableError(
-            f"cannot reach the API server of {self.where}: {_reason(err)}",
-            hint="check --context and --kubeconfig, and that the cluster is up",
-        )
-
-    def _api_error(self, method: str, path: str, status: int, body: bytes) -> MachinePoolError:
-        try:
-            message = json.loads(body).get("message") or ""
-        except (ValueError, AttributeError, RecursionError):
-            message = ""
-        message = text(message) or f"{method} {path} returned HTTP {status}"
-        if status == 401:
-            return ClusterAccessError(
-                f"the API server of {self.where} rejected the credentials (401 Unauthorized)",
-                hint="log in again or refresh the credentials of this context",
-                status=status,
-            )
-        if status == 403:
-            return ClusterAccessError(
-                message, hint="ask an administrator for RBAC access to it", status=status
-            )
-        if status == 404:
-            return NotFoundError(message, status=status)
-        if status == 409:
-            return ConflictError(
-                message, hint="it changed since it was read: run the command again", status=status
-            )
-        return MachinePoolError(f"{message} (HTTP {status})", status=status)
 
     def list(
         self,
@@ -309,6 +258,44 @@ class Kube:
             "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=review
         )
         return (answer.get("status") or {}).get("allowed") is True
+
+    def stream(
+        self, path: str, query: dict[str, str], *, window: float
+    ) -> Generator[bytes, None, None]:
+        """The lines of a streamed answer (a watch): each at most MAX_ANSWER bytes, none waited
+        for longer than window plus WATCH_SLACK, and the stream over by then at the latest.
+        Failures as request() raises them; a dropped connection is an UnreachableError."""
+        read_timeout = window + WATCH_SLACK
+        deadline = time.monotonic() + read_timeout
+        try:
+            with transport_errors(self.where):
+                call = _Call("GET", path, query)
+                response = self._open(call, (self._timeout, read_timeout))
+                if not 200 <= response.status < 300:
+                    data = self._body(response, read_timeout)
+                    raise api_error(self.where, "GET", path, response.status, data)
+                try:
+                    yield from stream_lines(response, deadline, self.where, MAX_ANSWER)
+                finally:
+                    response.release_conn()
+        except Retry as retry:
+            raise retry.error from retry.__cause__
+
+    def watch(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        *,
+        name: str | None = None,
+        selector: str | None = None,
+        resource_version: str | None = None,
+        timeout: float | None = None,
+        window: float = WATCH_WINDOW,
+    ) -> Iterator[tuple[str, RawObject]]:
+        """Events (type, object) of a kind, as the watch API sends them, until timeout passes
+        (None: never). See kubewatch.watch for restarts, re-lists and bounds."""
+        spec = Watch(resource, namespace, name, selector, window)
+        return watch(self, spec, resource_version, timeout)
 
     # -- discovery ---------------------------------------------------------------------------
 
@@ -382,26 +369,3 @@ class Kube:
                 if res.get("kind") == kind and name and "/" not in name:
                     return Resource(group, version, kind, name, bool(res.get("namespaced")))
         return None
-
-
-class _Retry(Exception):
-    """A read that may be asked again, after `after` seconds (None: it may not)."""
-
-    def __init__(self, error: MachinePoolError, after: float | None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.after = after
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (kube-apiserver sends whole seconds)."""
-    if value is None or not (value.strip().isascii() and value.strip().isdigit()):
-        return None
-    seconds = float(value.strip())
-    return seconds if seconds <= MAX_RETRY_AFTER else None
-
-
-def _reason(err: BaseException) -> str:
-    """The useful last part of a urllib3/ssl error, on one line."""
-    text = str(getattr(err, "reason", None) or err).strip().splitlines()[-1]
-    return text.rsplit("] ", 1)[-1] if "[Errno" in text else text

@@ -46,6 +46,8 @@ class Snapshot:
     workloads: tuple[WorkloadNodes, ...] = field(default=())
     # (group, kind) pairs that could not be listed: their absence here proves nothing.
     unread: tuple[tuple[str, str], ...] = field(default=())
+    # (group, kind, note): which of the notes says why that very kind could not be read.
+    unread_notes: tuple[tuple[str, str, str], ...] = field(default=())
     # Where Secrets (metadata only) were listed: None nowhere, "" in every namespace.
     secrets_scope: str | None = None
     # A dump: only kinds it holds at least one object of count as read, since a kind left
@@ -60,8 +62,17 @@ class Snapshot:
         workloads: Iterable[WorkloadNodes] = (),
         unread: Iterable[tuple[str, str]] = (),
         secrets_scope: str | None = None,
+        *,
+        unread_notes: Iterable[tuple[str, str, str]] = (),
     ) -> Snapshot:
-        return cls(tuple(objects), tuple(notes), tuple(workloads), tuple(unread), secrets_scope)
+        return cls(
+            tuple(objects),
+            tuple(notes),
+            tuple(workloads),
+            tuple(unread),
+            tuple(unread_notes),
+            secrets_scope,
+        )
 
     @cached_property
     def _kinds(self) -> frozenset[tuple[str, str]]:
@@ -72,6 +83,10 @@ class Snapshot:
     def secrets_listed(self, namespace: str) -> bool:
         """Whether a Secret missing from this snapshot is really missing in that namespace."""
         return self.secrets_scope is not None and self.secrets_scope in ("", namespace)
+
+    def note_for(self, group: str, kind: str) -> str | None:
+        """The note on why this kind of this group could not be read (kinds share names)."""
+        return next((n for g, k, n in self.unread_notes if (g, k) == (group, kind)), None)
 
     def was_read(self, group: str, kind: str) -> bool:
         if self.offline:

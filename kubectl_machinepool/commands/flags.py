@@ -187,7 +187,7 @@ workload_kubeconfig = click.option(
     "--workload-kubeconfig",
     type=click.Path(dir_okay=False),
     metavar="FILE",
-    help="Read Nodes with this kubeconfig, not the <cluster>-kubeconfig Secret",
+    help="Reach the workload cluster with this kubeconfig, not the <cluster>-kubeconfig Secret",
 )
 
 

@@ -16,8 +16,8 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.fields import dig, integer, text
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.nodedrain import drain_bound
 from kubectl_machinepool.snapshot import CAPI_GROUP
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 
@@ -241,13 +241,6 @@ def oci_delete_is_a_no_op(rule: Rule, pool: PoolDescription, ctx: Context) -> It
     yield rule.finding(pool, pool_subject(pool), message)
 
 
-def _drain_timeout(raw: dict[str, object] | None) -> bool:
-    return bool(
-        integer(dig(raw, "spec", "deletion", "nodeDrainTimeoutSeconds"))
-        or text(dig(raw, "spec", "nodeDrainTimeout"))
-    )
-
-
 def endless_drain(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     for instance in pool.instances:
         machine = instance.machine
@@ -262,7 +255,7 @@ def endless_drain(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[F
         )
         lasted = ctx.now - deleting
         raw = ctx.raw(CAPI_GROUP, "Machine", state.namespace, state.name)
-        if is_draining and lasted > ctx.thresholds.drain and not _drain_timeout(raw):
+        if is_draining and lasted > ctx.thresholds.drain and drain_bound(raw) is None:
             message = (
                 f"Machine {state.name} has been draining Node {machine.node_name or '?'} for "
                 f"{human_duration(lasted)} with no drain timeout: MachinePool Machines inherit "

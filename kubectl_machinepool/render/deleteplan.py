@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from kubectl_machinepool.color import Palette
-from kubectl_machinepool.deleteplan import Level, Mode, Plan
+from kubectl_machinepool.deletetarget import Level, Mode, Plan
 from kubectl_machinepool.safetext import escape
 
 WIDTH = 100

@@ -177,7 +177,7 @@ def test_a_status_update_between_plan_and_execute_does_not_stop_it(
     namespace, _ = load(mgmt, "capd")
     path = f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines"
 
-    def a_controller_updates_status_meanwhile(_assume_yes: bool) -> bool:
+    def a_controller_updates_status_meanwhile(_assume_yes: bool, _env: object) -> bool:
         mgmt.api.request(
             "PATCH",
             f"{path}/dev-mp-0-x7q2p/status",
@@ -198,7 +198,7 @@ def test_a_change_between_plan_and_execute_fails_with_nothing_written(
 ) -> None:
     namespace, _ = load(mgmt, "capd")
 
-    def someone_scales_meanwhile(_assume_yes: bool) -> bool:
+    def someone_scales_meanwhile(_assume_yes: bool, _env: object) -> bool:
         path = (
             f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machinepools/dev-mp-0"
         )

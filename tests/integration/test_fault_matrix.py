@@ -43,7 +43,7 @@ from support.faultproxy import Fault, Seen
 from support.faultstate import ObjectKey
 from support.management import management_cluster
 
-from kubectl_machinepool.deleteplan import ANNOTATION_DELETES
+from kubectl_machinepool.deletewrites import ANNOTATION_DELETES
 
 # Its own process pool keeps the cores busy: under xdist the matrix stays on one worker.
 pytestmark = pytest.mark.xdist_group("fault-matrix")

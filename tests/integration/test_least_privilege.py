@@ -608,6 +608,8 @@ DELETER_PROBES: dict[Grant, Probe] = {
     (CAPI, "machines", "delete"): Probe(PLAN, "refused you may not delete machines.cluster.x-k8s.io"),
     (CAPI, "machinepools", "get"): Probe(("delete-machine", "{machine}", "-n", "{ns}", "--scale-down", "--dry-run=server"), 'cannot get resource "machinepools"'),
     (CAPI, "machinepools/scale", "update"): Probe((*PLAN, "--scale-down"), "refused you may not update machinepools/scale.cluster.x-k8s.io"),
+    # Run last: it deletes a Machine for real, and --wait watches it go.
+    (CAPI, "machines", "watch"): Probe(("delete-machine", "{spare}", "-n", "{ns}", "--yes", "--wait", "--timeout", "1m"), 'cannot watch resource "machines"', finish=True),
 }  # fmt: skip
 TOKEN_ID = "kmp123"
 WORKLOAD_PROBES: dict[Grant, Probe] = {
@@ -663,12 +665,15 @@ def test_every_deleter_grant_is_needed(v1beta2: ManagementCluster, capsys, reque
     full = seeded.user("full", roles[READER], deleter)
     before = seeded.state()
     wrong = []
-    for index, (grant, probe) in enumerate(sorted(DELETER_PROBES.items())):
+    # The one real deletion comes last: until then, dry runs and refusals only.
+    probes = sorted(DELETER_PROBES.items(), key=lambda p: (p[1].finish, p[0]))
+    for index, (grant, probe) in enumerate(probes):
+        if probe.finish:
+            assert seeded.state() == before
         role = narrowed(deleter, f"deleter-{index}-{seeded.namespace}", lambda g, d=grant: g == d)
         apply(v1beta2, role)
         narrow = seeded.user(f"d{index}", roles[READER], role)
         wrong += [f"{grant}: {w}" for w in check_probe(capsys, seeded, probe, full, narrow)]
-    assert seeded.state() == before  # dry runs and refusals only
     assert not wrong, "\n".join(wrong)
 
 

@@ -201,36 +201,32 @@ def test_sigterm_while_the_delete_hangs(v1beta2, proxy, collections, launch, hol
     assert deleting == (hold is Fault.STALL_AFTER)
 
 
-def _second_look_after_delete(namespace: str) -> Match:
-    """The follow loop's second read of the Machine (after its first sleep)."""
-    path = _path(namespace, f"machines/{MACHINE}")
-    state = {"deleted": False, "reads": 0}
+def _watch_after_delete(namespace: str) -> Match:
+    """The follow loop's watch of the namespace's Machines, opened after the DELETE."""
+    machines = _path(namespace, "machines")
+    state = {"deleted": False}
 
     def match(seen: Seen) -> bool:
-        if seen.path != path:
-            return False
-        if seen.method == "DELETE":
+        if seen.method == "DELETE" and seen.path == f"{machines}/{MACHINE}":
             state["deleted"] = True
-        elif seen.method == "GET" and state["deleted"]:
-            state["reads"] += 1
-        return state["reads"] == 2
+        return state["deleted"] and seen.path == machines and "watch" in seen.params
 
     return match
 
 
-@pytest.mark.parametrize("moment", ["as-it-starts", "while-polling"])
+@pytest.mark.parametrize("moment", ["as-it-starts", "while-watching"])
 def test_ctrl_c_while_following_leaves_the_deletion_going(
     v1beta2, proxy, collections, launch, moment
 ) -> None:
     """As it starts: right when "Following ... (Ctrl-C stops following)" is printed, which is
-    when a user reads that Ctrl-C is safe. While polling: during the loop's second look."""
+    when a user reads that Ctrl-C is safe. While watching: once the watch of Machines is open."""
     loaded = load(v1beta2, proxy, collections)
     proxy.arm()
-    polling = proxy.arrival(_second_look_after_delete(loaded.namespace))
+    watching = proxy.arrival(_watch_after_delete(loaded.namespace))
     running = launch(loaded.namespace, "--replace", "--wait", "--timeout", "1m")
     running.wait_for(running.following, "the Following line")
-    if moment == "while-polling":
-        running.wait_for(polling, "the second read of the Machine")
+    if moment == "while-watching":
+        running.wait_for(watching, "the watch of Machines")
     os.kill(running.process.pid, signal.SIGINT)
     code, _out, err = running.finish()
     assert code == 130, err

@@ -402,7 +402,7 @@ def test_a_second_ctrl_c_while_a_stalled_network_is_reread_ends_the_run(on_v1bet
 
 
 def test_one_ctrl_c_while_a_stalled_network_is_reread_still_ends(on_v1beta2, launch) -> None:
-    """F3: without a second signal the re-read is bounded (execute.SETTLE_TIMEOUT) whatever
+    """F3: without a second signal the re-read is bounded (writing.SETTLE_TIMEOUT) whatever
     --request-timeout says, and nothing is written on a state that cannot be read."""
     stage = on_v1beta2
     delete, reread = stall_from_the_delete(stage)

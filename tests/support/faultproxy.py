@@ -239,9 +239,14 @@ class _Connection:
         self.tls.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
 
     def wake(self) -> None:
-        """Unblock a thread reading this connection (close() alone does not wake a recv)."""
+        """Unblock a thread reading this connection (close() alone does not wake a recv), or
+        reading the upstream answer (a watch the proxy holds until the server ends it)."""
         with suppress(OSError):
             socket.socket.shutdown(self.tls, socket.SHUT_RDWR)
+        upstream = self._http.sock if self._http is not None else None
+        if upstream is not None:
+            with suppress(OSError):
+                socket.socket.shutdown(upstream, socket.SHUT_RDWR)
 
     def reset(self) -> None:
         """Close with SO_LINGER 0: the kernel sends RST, not FIN, and drops unsent data."""

@@ -442,7 +442,9 @@ def draining(timeout: int | None) -> Callable[[list[Obj]], None]:
             reason="DrainingNode",
             message="Drain not completed yet (started at 14:00):\n* Pod default/web-1: cannot evict pod as it would violate the pod's disruption budget.",
         )
-        if timeout is not None:
+        if timeout is not None and machine["apiVersion"].endswith("/v1beta1"):
+            machine["spec"]["nodeDrainTimeout"] = f"{timeout}s"
+        elif timeout is not None:
             machine["spec"]["deletion"] = {"nodeDrainTimeoutSeconds": timeout}
 
     return change
