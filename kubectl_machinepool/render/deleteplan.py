@@ -26,7 +26,8 @@ def _label(level: Level, palette: Palette) -> str:
 
 
 def render_plan(plan: Plan, palette: Palette, *, width: int | None = None) -> str:
-    """The plan, wrapped at width columns (a terminal's), or at WIDTH when None."""
+    """The plan, wrapped at width columns (a terminal's); when None, as before: the heading
+    whole and the rest at WIDTH."""
     target, pool = plan.target, plan.target.pool
     mp = pool.pool
     instance = target.instance
@@ -39,15 +40,17 @@ def render_plan(plan: Plan, palette: Palette, *, width: int | None = None) -> st
     if instance.provider_id:
         where.append(instance.provider_id)
     infra = f"{pool.infra.kind}" if pool.infra else "infra pool unread"
-    lines = [
-        escape(f"{verb} {target.name}" + (f" ({', '.join(where)})" if where else "")),
-        escape(f"  of MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}, {infra})"),
-        "",
-        "Checks:",
-    ]
+    title = f"{verb} {target.name}" + (f" ({', '.join(where)})" if where else "")
+    pool_line = f"of MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}, {infra})"
+    if width is None:  # as always: the two heading lines stay whole
+        lines = [escape(title), escape(f"  {pool_line}")]
+    else:
+        lines = [*_wrap(title, "", "    ", width), *_wrap(pool_line, "  ", "    ", width)]
+    lines += ["", "Checks:"]
     for check in plan.checks:
         lines += _wrap(check.message, f"  {_label(check.level, palette)} ", " " * 11, width)
-    lines += ["", "Writes, in order (each with uid/resourceVersion preconditions):"]
+    writes = "Writes, in order (each with uid/resourceVersion preconditions):"
+    lines += ["", *([writes] if width is None else _wrap(writes, "", "  ", width))]
     if not plan.writes:
         lines.append("  none")
     for number, write in enumerate(plan.writes, 1):

@@ -44,6 +44,11 @@ def _wrapped(text: str, first: str, rest: str, width: int | None = None) -> list
     return lines or [first.rstrip()]
 
 
+def _heading(text: str, width: int | None) -> list[str]:
+    """A heading line: whole without a width, as it always was; else wrapped like the rest."""
+    return [escape(text)] if width is None else _wrapped(text, "", "  ", width)
+
+
 def finding_lines(
     finding: Finding, palette: Palette, detail: bool = True, *, width: int | None = None
 ) -> list[str]:
@@ -75,8 +80,8 @@ def render_diagnosis(view: DiagnosisView, *, width: int | None = None) -> str:
         for pool in cluster.pools:
             mp = pool.pool
             mine = [f for f in view.findings if (f.namespace, f.pool) == (mp.namespace, mp.name)]
-            title = escape(f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})")
-            out.append(title + ("" if mine else ": no findings"))
+            title = f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})"
+            out += _heading(title + ("" if mine else ": no findings"), width)
             for finding in mine:
                 out += finding_lines(finding, view.palette, width=width)
             out.append("")
@@ -87,11 +92,13 @@ def render_diagnosis(view: DiagnosisView, *, width: int | None = None) -> str:
             if (f.namespace, f.cluster) == (cluster.namespace, cluster.name) and not f.pool
         ]
         if general:
-            out.append(escape(f"Cluster {cluster.namespace}/{cluster.name}"))
+            out += _heading(f"Cluster {cluster.namespace}/{cluster.name}", width)
             for finding in general:
                 out += finding_lines(finding, view.palette, width=width)
             out.append("")
-    out.append(_count(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})")
+    out += _heading(
+        _count(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})", width
+    )
     return "\n".join(out) + "\n"
 
 

@@ -32,6 +32,21 @@ def visible_width(text: str) -> int:
     return sum(_char_width(char) for char in plain)
 
 
+def _width_within(text: str, limit: int) -> int:
+    """visible_width, but a wide text is measured only until it passes limit: a 200 KB word
+    must not be scanned again for every line cut from it."""
+    if text.isascii() and "\x1b" not in text:
+        return len(text)
+    if "\x1b" in text:
+        return visible_width(text)
+    used = 0
+    for char in text:
+        used += _char_width(char)
+        if used > limit:
+            break
+    return used
+
+
 def _cut(chunk: str, columns: int) -> tuple[str, str]:
     """The longest head of chunk within columns, but at least one character."""
     used = 0
@@ -64,10 +79,13 @@ def wrap(
             chunks.pop()
         line: list[str] = []
         used = 0
-        while chunks and used + visible_width(chunks[-1]) <= room:
-            used += visible_width(chunks[-1])
+        while chunks:
+            columns = _width_within(chunks[-1], room - used)
+            if used + columns > room:
+                break
+            used += columns
             line.append(chunks.pop())
-        if chunks and visible_width(chunks[-1]) > room:
+        if chunks and _width_within(chunks[-1], room) > room:
             _long_word(chunks, line, room - used if room >= 1 else 1, break_long_words)
         if line and _blank(line[-1]):
             line.pop()
