@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.deleteplan import Level, Mode, Plan
-from kubectl_machinepool.render.wrap import wrap
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.safetext import escape
 
 # Without a width (piped output) the plan wraps here.
@@ -13,9 +13,7 @@ WIDTH = 100
 
 def _wrap(text: str, first: str, rest: str, width: int | None) -> list[str]:
     # The indent may hold colour codes: wrap counts only the columns they show.
-    lines = wrap(
-        escape(text), WIDTH if width is None else width, first, rest, break_long_words=True
-    )
+    lines = wrap(escape(text), line_width(width, WIDTH), first, rest, break_long_words=True)
     return lines or [first.rstrip()]
 
 

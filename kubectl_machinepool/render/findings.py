@@ -12,7 +12,7 @@ from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thre
 from kubectl_machinepool.diagnostics.core import Rule
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
 from kubectl_machinepool.render.table import table
-from kubectl_machinepool.render.wrap import wrap
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.timeutil import format_time
 
@@ -40,7 +40,7 @@ def severity_label(severity: Severity, palette: Palette) -> str:
 
 
 def _wrapped(text: str, first: str, rest: str, width: int | None = None) -> list[str]:
-    lines = wrap(escape(text), WIDTH if width is None else width, first, rest)
+    lines = wrap(escape(text), line_width(width, WIDTH), first, rest)
     return lines or [first.rstrip()]
 
 
@@ -108,7 +108,7 @@ def findings_list(
     """describe's list under the tree: one entry per finding, without the long explanation."""
     if not findings:
         return ""
-    lines = ["Findings (kubectl machinepool explain CODE tells more):"]
+    lines = _heading("Findings (kubectl machinepool explain CODE tells more):", width)
     for finding in findings:
         where = f"{finding.namespace}/{finding.pool}" if finding.pool else finding.subject
         entry = replace(finding, message=f"{where}: {finding.message}")

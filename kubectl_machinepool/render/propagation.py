@@ -10,7 +10,7 @@ from kubectl_machinepool.color import Palette
 from kubectl_machinepool.propagation import Arrival, KeyReport, PoolPropagation
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
-from kubectl_machinepool.render.wrap import wrap
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.safetext import escape
 
 # Without a width (piped output) notes wrap here.
@@ -99,7 +99,7 @@ def render_propagation(
         if not result.keys:
             out.append("  the template has no labels or annotations of its own")
         for report in result.keys:
-            out += _key_lines(report, palette, glyphs, WIDTH if width is None else width)
+            out += _key_lines(report, palette, glyphs, line_width(width, WIDTH))
         for left in result.leftovers:
             value = "" if left.value is None else f"={_value(left.value)}"
             where = escape(f"{left.kind} {left.key}") + value + escape(f" on Node {left.node}")

@@ -20,7 +20,7 @@ from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.glyphs import ASCII, UNICODE, Glyphs
 from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
-from kubectl_machinepool.render.wrap import wrap
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.treeview import (
     ELLIPSIS,
@@ -155,7 +155,7 @@ def _message_width(drawn: Sequence[_Drawn], opts: TreeOptions) -> int:
         return MESSAGE_WIDTH
     rows = [d.cells for d in drawn] + ([] if opts.no_headers else [tuple(COLUMNS[:-1])])
     fixed = sum(column_widths(rows)) + len(SEPARATOR) * (len(COLUMNS) - 1)
-    return max(MESSAGE_MIN, opts.width - fixed)
+    return max(MESSAGE_MIN, line_width(opts.width, 0) - fixed)
 
 
 def tree_table(roots: Sequence[TreeRow], opts: TreeOptions) -> str:
@@ -177,7 +177,7 @@ def tree_table(roots: Sequence[TreeRow], opts: TreeOptions) -> str:
 
 def _field(label: str, value: str, width: int | None = None) -> list[str]:
     """`  Label:   value`, wrapped under the value; an empty label continues the field above."""
-    room = (SUMMARY_WIDTH if width is None else width) - LABEL_WIDTH - 2
+    room = line_width(width, SUMMARY_WIDTH) - LABEL_WIDTH - 2
     lines = wrap(escape(value), room) or [""]
     head = f"  {label + ':' if label else '':<{LABEL_WIDTH}}{lines[0]}"
     return [head, *(f"  {'':<{LABEL_WIDTH}}{line}" for line in lines[1:])]

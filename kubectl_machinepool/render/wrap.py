@@ -16,6 +16,14 @@ _COLOUR = re.compile("\x1b\\[[0-9;]*m")
 # textwrap splits on ASCII whitespace only, so a no-break space keeps its words together.
 _CHUNKS = re.compile("([\t\n\x0b\x0c\r ]+)")
 _SPACES = str.maketrans("\t\n\x0b\x0c\r", "     ")
+# A terminal narrower than this (or one that reports 0 columns) is taken as this wide: the
+# indents alone would not fit, and every word would be cut to a character per line.
+NARROWEST = 40
+
+
+def line_width(width: int | None, default: int) -> int:
+    """The width to wrap at: default without a terminal's width, else that, but NARROWEST."""
+    return default if width is None else max(width, NARROWEST)
 
 
 def _char_width(char: str) -> int:

@@ -17,7 +17,7 @@ from kubectl_machinepool.description import Description, Selection, describe
 from kubectl_machinepool.diagnostics import Finding, Thresholds, capi_version, diagnose
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.render.tree import MESSAGE_MIN, TreeOptions, render_tree, tree_table
-from kubectl_machinepool.render.wrap import visible_width
+from kubectl_machinepool.render.wrap import NARROWEST, visible_width
 from kubectl_machinepool.treeview import RowKind, TreeRow, headline
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,3 +114,8 @@ def test_wide_characters_take_two_columns_in_the_table() -> None:
     lines = tree_table(rows, TreeOptions(NOW, Palette(False))).splitlines()
     # "节点" is four columns wide, like "abcd": the VERSION cells line up on screen.
     assert visible_width(lines[1].split("v1")[0]) == visible_width(lines[2].split("v2")[0])
+
+
+def test_a_tiny_width_counts_as_the_narrowest() -> None:
+    assert rendered("aws-asg", 0) == rendered("aws-asg", 5) == rendered("aws-asg", NARROWEST)
+    check_fits(rendered("aws-asg", NARROWEST), NARROWEST)

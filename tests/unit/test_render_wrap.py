@@ -29,7 +29,7 @@ from kubectl_machinepool.render.deleteplan import render_plan
 from kubectl_machinepool.render.findings import DiagnosisView, render_diagnosis
 from kubectl_machinepool.render.glyphs import ASCII, UNICODE
 from kubectl_machinepool.render.propagation import render_propagation
-from kubectl_machinepool.render.wrap import visible_width, wrap
+from kubectl_machinepool.render.wrap import NARROWEST, visible_width, wrap
 
 COLOUR = re.compile("\x1b\\[[0-9;]*m")
 WORDS = st.lists(
@@ -160,3 +160,17 @@ def test_the_metadata_diff_wraps_its_notes_at_the_width_given() -> None:
     notes = [line for line in text.splitlines() if line.startswith(("    · ", "      "))]
     assert len(notes) > 1
     assert all(visible_width(line) <= 50 for line in notes)
+
+
+def test_a_width_narrower_than_the_indents_counts_as_the_narrowest() -> None:
+    # Below NARROWEST every word of the plan would be cut to one character per line (and
+    # textwrap, given an indent wider than the width, never returned); 0 is what some
+    # terminals report.
+    p = _capd_plan()
+    narrowest = render_plan(p, Palette(False), width=NARROWEST)
+    assert max(visible_width(line) for line in narrowest.splitlines()) <= NARROWEST
+    for tiny in (0, 5):
+        assert render_plan(p, Palette(False), width=tiny) == narrowest
+        assert render_diagnosis(_diagnosis(Palette(False)), width=tiny) == render_diagnosis(
+            _diagnosis(Palette(False)), width=NARROWEST
+        )
