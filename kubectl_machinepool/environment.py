@@ -44,12 +44,13 @@ def _tty(stream: TextIO | None) -> bool:
 
 
 def terminal_width(stream: TextIO, env: Mapping[str, str]) -> int | None:
-    """COLUMNS when the user exported it, else the terminal's width; None (unlimited) when piped."""
+    """A terminal's width: COLUMNS when exported, else what the terminal says. Piped or
+    redirected output has no width (None), whatever COLUMNS says: it is read by programs."""
+    if not _tty(stream):
+        return None
     given = env.get("COLUMNS", "")
     if given.isascii() and given.isdigit() and 0 < int(given) < 10_000:
         return int(given)
-    if not _tty(stream):
-        return None
     try:
         return os.get_terminal_size(stream.fileno()).columns or None
     except (OSError, ValueError, AttributeError):

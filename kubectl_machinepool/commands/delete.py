@@ -197,7 +197,8 @@ def delete_machine_command(
             hint="drop -f; describe -f and diagnose -f read dumps",
         )
     follow_for = parse_duration(timeout, "--timeout")
-    palette = Palette(env.color(color))
+    painted = env.color(color)
+    palette = Palette(painted)
     carry = Carry(DryRun(dry_run), env.stdout_tty if wait is None else wait, follow_for)
     ui = Callbacks(
         report=env.out,
@@ -213,5 +214,5 @@ def delete_machine_command(
             selector=access.selector,
         )
         plan = plan_for(kube, asked, warn=env.warn)
-        env.out(render_plan(plan, palette), nl=False)
+        env.out(render_plan(plan, palette, width=env.width), nl=False, color=painted)
         carry_out(kube, plan, asked, carry, ui)

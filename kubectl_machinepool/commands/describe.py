@@ -76,8 +76,9 @@ def describe_command(
     """
     from kubectl_machinepool import reading
     from kubectl_machinepool.color import Palette
+    from kubectl_machinepool.render.glyphs import ASCII, UNICODE
     from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
-    from kubectl_machinepool.render.tree import ASCII, UNICODE, TreeOptions, render_tree
+    from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
     loaded = flags.described(env, access, source, pools, report_extras=False)
     now = loaded.description.now
@@ -92,6 +93,7 @@ def describe_command(
             glyphs=UNICODE if env.utf8 else ASCII,
             no_headers=output.no_headers,
             findings=tuple(findings),
+            width=env.width,
         )
         env.out(render_tree(loaded.description, opts), nl=False, color=color)
     elif output.format != "tree":

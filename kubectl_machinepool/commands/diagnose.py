@@ -71,7 +71,7 @@ def diagnose_command(
     view = DiagnosisView(loaded.description, findings, capi, rules.thresholds, Palette(color))
     if output.format == "text":
         if loaded.description.clusters:
-            env.out(render_diagnosis(view), nl=False, color=color)
+            env.out(render_diagnosis(view, width=env.width), nl=False, color=color)
     else:
         document = diagnosis_document(view)
         env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
@@ -108,4 +108,4 @@ def explain_command(env: Environment, code: str | None, list_all: bool) -> None:
         raise NotFoundError(
             f"no rule {code}", hint="kubectl machinepool explain --list shows them all"
         )
-    env.out(explain(rule), nl=False)
+    env.out(explain(rule, width=env.width), nl=False)

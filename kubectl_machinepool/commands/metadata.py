@@ -65,6 +65,7 @@ def diff_metadata_command(
     from kubectl_machinepool.color import Palette
     from kubectl_machinepool.diagnostics import core_controller
     from kubectl_machinepool.propagation import propagation, sync_rules
+    from kubectl_machinepool.render.glyphs import ASCII, UNICODE
     from kubectl_machinepool.render.propagation import propagation_document, render_propagation
     from kubectl_machinepool.render.structured import to_json, to_yaml
     from kubectl_machinepool.snapshot import CAPI_GROUP
@@ -84,7 +85,9 @@ def diff_metadata_command(
     color = env.color(output.color)
     if output.format == "text":
         if results:
-            env.out(render_propagation(results, Palette(color)), nl=False, color=color)
+            glyphs = UNICODE if env.utf8 else ASCII
+            text = render_propagation(results, Palette(color), glyphs=glyphs, width=env.width)
+            env.out(text, nl=False, color=color)
     else:
         document = propagation_document(results)
         env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -13,9 +12,11 @@ from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thre
 from kubectl_machinepool.diagnostics.core import Rule
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
 from kubectl_machinepool.render.table import table
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.timeutil import format_time
 
+# Without a width (piped output) text wraps here.
 WIDTH = 100
 INDENT = " " * 19
 
@@ -38,28 +39,25 @@ def severity_label(severity: Severity, palette: Palette) -> str:
     return word
 
 
-def _wrapped(text: str, first: str, rest: str) -> list[str]:
-    lines = textwrap.wrap(
-        escape(text),
-        WIDTH,
-        initial_indent=first,
-        subsequent_indent=rest,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+def _wrapped(text: str, first: str, rest: str, width: int | None = None) -> list[str]:
+    lines = wrap(escape(text), line_width(width, WIDTH), first, rest)
     return lines or [first.rstrip()]
 
 
-def finding_lines(finding: Finding, palette: Palette, detail: bool = True) -> list[str]:
+def _heading(text: str, width: int | None) -> list[str]:
+    """A heading line: whole without a width, as it always was; else wrapped like the rest."""
+    return [escape(text)] if width is None else _wrapped(text, "", "  ", width)
+
+
+def finding_lines(
+    finding: Finding, palette: Palette, detail: bool = True, *, width: int | None = None
+) -> list[str]:
     head = f"  {severity_label(finding.severity, palette)}  {finding.code}  "
-    # Wrap on the plain width; colour codes do not take columns.
-    plain_head = f"  {finding.severity.name.ljust(7)}  {finding.code}  "
-    lines = _wrapped(finding.message, plain_head, INDENT)
-    lines[0] = head + lines[0][len(plain_head) :]
+    lines = _wrapped(finding.message, head, INDENT, width)
     if detail:
-        lines += _wrapped(finding.action, INDENT + "what to do: ", INDENT + "  ")
+        lines += _wrapped(finding.action, INDENT + "what to do: ", INDENT + "  ", width)
         if finding.refs:
-            lines += _wrapped(", ".join(finding.refs), INDENT + "refs: ", INDENT + "  ")
+            lines += _wrapped(", ".join(finding.refs), INDENT + "refs: ", INDENT + "  ", width)
     return lines
 
 
@@ -74,17 +72,18 @@ def _count(findings: Sequence[Finding]) -> str:
     return f"{total} finding{'s' if total != 1 else ''}: " + ", ".join(parts)
 
 
-def render_diagnosis(view: DiagnosisView) -> str:
-    """Findings grouped by pool, most severe first, then what belongs to a Cluster only."""
+def render_diagnosis(view: DiagnosisView, *, width: int | None = None) -> str:
+    """Findings grouped by pool, most severe first, then what belongs to a Cluster only.
+    Text wraps at width columns (a terminal's), or at WIDTH when None."""
     out: list[str] = []
     for cluster in view.description.clusters:
         for pool in cluster.pools:
             mp = pool.pool
             mine = [f for f in view.findings if (f.namespace, f.pool) == (mp.namespace, mp.name)]
-            title = escape(f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})")
-            out.append(title + ("" if mine else ": no findings"))
+            title = f"MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})"
+            out += _heading(title + ("" if mine else ": no findings"), width)
             for finding in mine:
-                out += finding_lines(finding, view.palette)
+                out += finding_lines(finding, view.palette, width=width)
             out.append("")
         # Findings about no pool in particular, such as orphan Nodes.
         general = [
@@ -93,23 +92,27 @@ def render_diagnosis(view: DiagnosisView) -> str:
             if (f.namespace, f.cluster) == (cluster.namespace, cluster.name) and not f.pool
         ]
         if general:
-            out.append(escape(f"Cluster {cluster.namespace}/{cluster.name}"))
+            out += _heading(f"Cluster {cluster.namespace}/{cluster.name}", width)
             for finding in general:
-                out += finding_lines(finding, view.palette)
+                out += finding_lines(finding, view.palette, width=width)
             out.append("")
-    out.append(_count(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})")
+    out += _heading(
+        _count(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})", width
+    )
     return "\n".join(out) + "\n"
 
 
-def findings_list(findings: Sequence[Finding], palette: Palette) -> str:
+def findings_list(
+    findings: Sequence[Finding], palette: Palette, *, width: int | None = None
+) -> str:
     """describe's list under the tree: one entry per finding, without the long explanation."""
     if not findings:
         return ""
-    lines = ["Findings (kubectl machinepool explain CODE tells more):"]
+    lines = _heading("Findings (kubectl machinepool explain CODE tells more):", width)
     for finding in findings:
         where = f"{finding.namespace}/{finding.pool}" if finding.pool else finding.subject
         entry = replace(finding, message=f"{where}: {finding.message}")
-        lines += finding_lines(entry, palette, detail=False)
+        lines += finding_lines(entry, palette, detail=False, width=width)
     return "\n".join(lines) + "\n"
 
 
@@ -146,7 +149,7 @@ def diagnosis_document(view: DiagnosisView) -> dict[str, Any]:
     }
 
 
-def explain(rule: Rule) -> str:
+def explain(rule: Rule, *, width: int | None = None) -> str:
     known = f" ({rule.rule})" if rule.rule else ""
     lines = [f"{rule.code}{known} {rule.title}, {rule.severity.label}", ""]
     for label, text in (
@@ -154,9 +157,9 @@ def explain(rule: Rule) -> str:
         ("Why it matters", rule.why),
         ("What to do", rule.action),
     ):
-        lines += _wrapped(text, f"{label + ':':<16}", " " * 16)
+        lines += _wrapped(text, f"{label + ':':<16}", " " * 16, width)
     refs = ", ".join(rule.refs) or "no upstream issue (derived from how Cluster API works)"
-    lines += _wrapped(refs, f"{'Refs:':<16}", " " * 16)
+    lines += _wrapped(refs, f"{'Refs:':<16}", " " * 16, width)
     return "\n".join(lines) + "\n"
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.propagation import Arrival, KeyReport, PoolPropagation
+from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.safetext import escape
+
+# Without a width (piped output) notes wrap here.
+WIDTH = 100
 
 
 def _plural(count: int, word: str) -> str:
@@ -29,12 +33,12 @@ def _value(value: str | None) -> str:
     return json.dumps(value) if value and " " in value else escape(str(value))
 
 
-def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
+def _key_lines(report: KeyReport, palette: Palette, glyphs: Glyphs, width: int) -> list[str]:
     lines = [f"  {report.kind} {escape(report.key)}={_value(report.value)}"]
     everything = (*report.machines, *(report.nodes or ()))
     present = _present(everything)
     if present:
-        lines.append(f"    {palette.good('✓')} {present}")
+        lines.append(f"    {palette.good(glyphs.ok)} {present}")
     mark: dict[str, Callable[[str], str]] = {"missing": palette.bad, "different": palette.warn}
     for arrival in everything:
         if arrival.state == "missing":
@@ -51,19 +55,20 @@ def _key_lines(report: KeyReport, palette: Palette) -> list[str]:
         line = f"Nodes: never, {report.never_reason}"
         if anyway:
             line += f" ({_plural(len(anyway), 'Node')} carry it anyway, set outside Cluster API)"
-        lines += textwrap.wrap(
-            escape(line),
-            100,
-            initial_indent="    · ",
-            subsequent_indent="      ",
-            break_on_hyphens=False,
-        )
+        lines += wrap(escape(line), width, f"    {glyphs.dot} ", "      ", break_long_words=True)
     if not everything and report.nodes is not None:
         lines.append("    (the pool has no Machines or Nodes to compare)")
     return lines
 
 
-def render_propagation(pools: Sequence[PoolPropagation], palette: Palette) -> str:
+def render_propagation(
+    pools: Sequence[PoolPropagation],
+    palette: Palette,
+    *,
+    glyphs: Glyphs = UNICODE,
+    width: int | None = None,
+) -> str:
+    """The per-key diff; the "never" notes wrap at width columns (a terminal's), or at WIDTH."""
     out: list[str] = []
     for result in pools:
         mp = result.pool.pool
@@ -94,7 +99,7 @@ def render_propagation(pools: Sequence[PoolPropagation], palette: Palette) -> st
         if not result.keys:
             out.append("  the template has no labels or annotations of its own")
         for report in result.keys:
-            out += _key_lines(report, palette)
+            out += _key_lines(report, palette, glyphs, line_width(width, WIDTH))
         for left in result.leftovers:
             value = "" if left.value is None else f"={_value(left.value)}"
             where = escape(f"{left.kind} {left.key}") + value + escape(f" on Node {left.node}")

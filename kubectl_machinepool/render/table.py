@@ -6,6 +6,10 @@ from collections.abc import Sequence
 
 from tabulate import DataRow, TableFormat, tabulate
 
+from kubectl_machinepool.render.wrap import visible_width
+
+SEPARATOR = "   "
+
 # kubectl's printer: left-aligned columns separated by three spaces, no rules.
 KUBECTL_TABLE = TableFormat(
     lineabove=None,
@@ -13,7 +17,7 @@ KUBECTL_TABLE = TableFormat(
     linebetweenrows=None,
     linebelow=None,
     headerrow=None,
-    datarow=DataRow("", "   ", ""),
+    datarow=DataRow("", SEPARATOR, ""),
     padding=0,
     with_header_hide=None,
 )
@@ -42,3 +46,27 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], no_headers: boo
         colalign=("left",) * len(headers),
     )
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
+    """Each column's width in terminal columns: colour codes take none, CJK characters two."""
+    widths: list[int] = []
+    for row in rows:
+        for index, cell in enumerate(row):
+            if index == len(widths):
+                widths.append(0)
+            widths[index] = max(widths[index], visible_width(cell))
+    return widths
+
+
+def aligned(headers: Sequence[str], rows: Sequence[Sequence[str]], no_headers: bool) -> str:
+    """table()'s layout, padded by visible width, for cells that hold colour or wide text."""
+    if not rows:
+        return ""
+    body = list(rows) if no_headers else [list(headers), *rows]
+    widths = column_widths(body)
+    lines = [
+        SEPARATOR.join(cell + " " * (widths[i] - visible_width(cell)) for i, cell in enumerate(row))
+        for row in body
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -1,40 +1,45 @@
-"""describe as text: a summary block per pool, then one tree per Cluster.
+"""describe as text: a summary block per pool, then one tree per Cluster, then its findings.
 
-The tree is Cluster → MachinePool → bootstrap config, infra pool → instances. An instance row is
-its Machine (pools with MachinePool Machines) or its providerID, with the infra machine and the
-Node below it. Instances with problems come first and are always shown; healthy ones fold into
-one "N Machines ✓" row unless show_all. Messages wrap at word boundaries and keep the tree lines.
+What the tree shows is decided in kubectl_machinepool.treeview; this only draws it: tree glyphs,
+colours, columns, and messages wrapped at word boundaries beside the tree lines. With a width
+(a terminal's) the MESSAGE column takes what the other columns leave, and the summary and the
+findings wrap to it; without one (piped) the output is what it always was.
 """
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_machinepool.color import Palette
-from kubectl_machinepool.conditions import Condition
 from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import (
-    ClusterDescription,
-    Description,
-    PoolDescription,
-    node_available,
-)
+from kubectl_machinepool.description import Description, PoolDescription
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
-from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.render.findings import findings_list
-from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
+from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
+from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
+from kubectl_machinepool.render.wrap import line_width, visible_width, wrap
 from kubectl_machinepool.safetext import escape
-from kubectl_machinepool.states import MachineState, NodeState, ObjectState
+from kubectl_machinepool.treeview import (
+    ELLIPSIS,
+    Headline,
+    Health,
+    RowKind,
+    TreeRow,
+    build_tree,
+)
 
 COLUMNS = [
     "NAME", "READY", "AVAILABLE", "PHASE", "VERSION",
     "CONDITION", "STATUS", "REASON", "SINCE", "MESSAGE",
 ]  # fmt: skip
+# Without a width messages wrap here, and the summary's fields at SUMMARY_WIDTH.
 MESSAGE_WIDTH = 60
+SUMMARY_WIDTH = 100
+# When the other columns leave less than this, MESSAGE keeps it and the line runs over.
+MESSAGE_MIN = 30
 # A word longer than this (no place to wrap) is cut: the longest IDs, Azure's, stay whole.
 MESSAGE_LINE_MAX = 240
 LABEL_WIDTH = 22
@@ -43,21 +48,6 @@ VERDICT_WORDS = {
     Verdict.NOT_SUPPORTED: "not supported",
     Verdict.UNVERIFIED: "unverified",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Glyphs:
-    tee: str
-    last: str
-    pipe: str
-    blank: str
-    ok: str
-    dot: str
-    ellipsis: str
-
-
-UNICODE = Glyphs("├─", "└─", "│ ", "  ", "✓", "·", "…")
-ASCII = Glyphs("|-", "`-", "| ", "  ", "ok", "-", "...")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,316 +61,157 @@ class TreeOptions:
     no_headers: bool = False
     # diagnose's findings: their codes mark the rows they concern, and they are listed below.
     findings: tuple[Finding, ...] = ()
+    # Columns to fit (a terminal's); None for no limit, as when piped.
+    width: int | None = None
 
 
-@dataclass
-class Row:
-    """One object in the tree, with its cells and children, before prefixes are drawn."""
-
-    name: str
-    ready: str = ""
-    available: str = ""
-    phase: str = ""
-    version: str = ""
-    condition: Condition | None = None
-    message: str = ""
-    bad_message: bool = False
-    # A --show-conditions row: the condition's name is the row's name.
-    is_condition: bool = False
-    # A folded group of healthy instances: its name ends in the check mark.
-    checked: bool = False
-    children: list[Row] = field(default_factory=list)
+# -- the table --------------------------------------------------------------------------------
 
 
-# -- rows for objects -------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Drawn:
+    """A row with its tree prefix drawn, before its message is wrapped."""
+
+    cells: tuple[str, ...]
+    message: str
+    paint: Callable[[str], str]
+    # The prefix of the message's continuation lines: the tree lines carry on beside them.
+    stem: str
 
 
-def _since(when: datetime | None, now: datetime) -> str:
-    return human_duration(now - when) if when else ""
+def _condition_name(head: Headline) -> str:
+    legacy = head.condition_set == "v1beta1"
+    return clip(escape(f"{head.type} (v1beta1)" if legacy else head.type))
 
 
-# The condition that says most about each kind; others fall back to Ready, then Available.
-_HEADLINE = {"Cluster": ("Available", "Ready"), "Machine": ("Ready",), "Node": ("Ready",)}
-
-
-def _important(state: ObjectState) -> Condition | None:
-    if state.deleting_since is not None and state.conditions.get("Deleting"):
-        return state.conditions.get("Deleting")
-    found = state.conditions.first(*_HEADLINE.get(state.kind, ("Ready", "Available")))
-    if found is not None:
-        return found
-    # Anything unhealthy is more telling than nothing.
-    return next((c for c in state.conditions.all if not c.good), None)
-
-
-def _ready_flag_condition(state: ObjectState) -> Condition | None:
-    """Objects without conditions (e.g. AzureASOManagedMachinePool) still say status.ready."""
-    if state.ready is None:
-        return None
-    return Condition("status.ready", "True" if state.ready else "False")
-
-
-def object_row(state: ObjectState, opts: TreeOptions) -> Row:
-    ns = f"{state.namespace}/" if state.namespace else ""
-    row = Row(f"{state.kind} {ns}{state.name}", phase=state.phase or "")
-    row.condition = _important(state) or _ready_flag_condition(state)
-    if state.failure:
-        row.message, row.bad_message = f"failure: {state.failure}", True
-    elif row.condition is not None:
-        row.message = row.condition.message
-    if state.deleting_since is not None and not row.message:
-        row.message = f"deleting for {human_duration(opts.now - state.deleting_since)}"
-    _add_conditions(row, state.kind, state.conditions.all, opts)
-    return row
-
-
-def node_row(node: NodeState, opts: TreeOptions) -> Row:
-    row = Row(f"Node {node.name}", version=node.kubelet_version or "")
-    row.condition = node.conditions.get("Ready")
-    row.message = row.condition.message if row.condition else ""
-    _add_conditions(row, "Node", node.conditions.all, opts)
-    return row
-
-
-def _add_conditions(
-    row: Row, kind: str, conditions: tuple[Condition, ...], opts: TreeOptions
-) -> None:
-    if "all" not in opts.show_conditions and kind.lower() not in opts.show_conditions:
-        return
-    for cond in conditions:
-        label = f"{opts.glyphs.dot} {_condition_name(cond)}"
-        row.children.append(Row(label, condition=cond, message=cond.message, is_condition=True))
-
-
-def _problems(row: Row, instance: Instance) -> Row:
-    if instance.problems:
-        row.message, row.bad_message = "; ".join(instance.problems), True
-    return row
-
-
-def short_provider_id(provider_id: str | None, ellipsis: str = "…", limit: int = 48) -> str:
-    """Long IDs (Azure's run to ~190 characters) keep their scheme and last three segments."""
-    if not provider_id:
-        return "<none>"
-    scheme, _, path = provider_id.partition("://")
-    if len(provider_id) <= limit or not path:
-        return provider_id
-    tail = "/".join(path.rstrip("/").split("/")[-3:])
-    return f"{scheme}://{ellipsis}/{tail}"
-
-
-def _mark(row: Row, codes: list[str]) -> None:
-    """Name the findings that concern a row at the end of its message."""
-    if codes:
-        tag = "[" + ", ".join(sorted(set(codes))) + "]"
-        row.message = f"{row.message} {tag}" if row.message else tag
-
-
-def _instance_codes(instance: Instance, pool: PoolDescription, opts: TreeOptions) -> list[str]:
-    keys = {
-        instance.provider_id,
-        instance.machine.object.name if instance.machine else None,
-        instance.node.name if instance.node else None,
-    } - {None}
-    where = (pool.pool.namespace, pool.pool.name)
-    return [
-        f.code for f in opts.findings if (f.namespace, f.pool) == where and keys & set(f.instances)
-    ]
-
-
-def instance_row(instance: Instance, opts: TreeOptions, pool: PoolDescription | None = None) -> Row:
-    machine: MachineState | None = instance.machine
-    if machine is not None:
-        row = object_row(machine.object, opts)
-        row.version = machine.version or ""
-    else:
-        row = Row(f"providerID {short_provider_id(instance.provider_id, opts.glyphs.ellipsis)}")
-    _problems(row, instance)
-    if pool is not None:
-        _mark(row, _instance_codes(instance, pool, opts))
-    if instance.infra_machine is not None:
-        row.children.append(object_row(instance.infra_machine, opts))
-    if instance.node is not None:
-        row.children.append(node_row(instance.node, opts))
-    return row
-
-
-def group_row(
-    instances: list[Instance],
-    what: str,
-    opts: TreeOptions,
-    min_ready_seconds: int,
-    checked: bool = True,
-    *,
-    nodes_known: bool = True,
-) -> Row:
-    """Healthy siblings folded into one row; unchecked when their health is not known.
-    Availability needs the Nodes: without them it is "?", not zero."""
-    names = sorted(
-        i.sort_name
-        if i.machine or i.node
-        else short_provider_id(i.provider_id, opts.glyphs.ellipsis)
-        for i in instances
-    )
-    versions = sorted(
-        {i.node.kubelet_version for i in instances if i.node and i.node.kubelet_version}
-    )
-    more = ", ..." if len(names) > 2 else ""
-    plural = what if len(instances) == 1 else f"{what}s"
-    available = sum(
-        1 for i in instances if i.node and node_available(i.node, min_ready_seconds, opts.now)
-    )
-    total = len(instances)
-    return Row(
-        f"{total} {plural}",
-        ready=f"{total}/{total}" if checked else "",
-        available=(f"{available}/{total}" if nodes_known else f"?/{total}") if checked else "",
-        version=",".join(versions),
-        message=f"See {', '.join(names[:2])}{more}",
-        checked=checked,
-    )
-
-
-def pool_row(pool: PoolDescription, opts: TreeOptions) -> Row:
-    mp = pool.pool
-    counts = pool.counts
-    nodes_known = counts.nodes_ready is not None
-    ready = counts.nodes_ready if nodes_known else counts.status_ready
-    available = counts.nodes_available if nodes_known else counts.status_available
-    desired = "?" if counts.desired is None else str(counts.desired)
-    row = Row(
-        f"MachinePool {mp.namespace}/{mp.name}",
-        ready=f"{ready}/{desired}",
-        available=f"{available}/{desired}",
-        phase=mp.phase,
-        version=mp.desired_version or "",
-    )
-    row.condition = mp.conditions.first("Available", "Ready")
-    if mp.deleting_since is not None:
-        row.message, row.bad_message = (
-            f"deleting for {human_duration(opts.now - mp.deleting_since)}",
-            True,
-        )
-    elif mp.failure:
-        row.message, row.bad_message = f"failure: {mp.failure}", True
-    elif row.condition is not None:
-        row.message = row.condition.message
-    _mark(row, [
-        f.code for f in opts.findings
-        if (f.namespace, f.pool) == (mp.namespace, mp.name) and not f.instances
-    ])  # fmt: skip
-    _add_conditions(row, "MachinePool", mp.conditions.all, opts)
-    for state in (pool.bootstrap, pool.infra):
-        if state is not None:
-            row.children.append(object_row(state, opts))
-    troubled = [i for i in pool.instances if not i.healthy]
-    healthy = [i for i in pool.instances if i.healthy]
-    row.children += [instance_row(i, opts, pool) for i in troubled]
-    if opts.show_all:
-        row.children += [instance_row(i, opts, pool) for i in healthy]
-    elif pool.uses_machines and healthy:
-        nodes_known = pool.counts.nodes_matched is not None
-        row.children.append(
-            group_row(healthy, "Machine", opts, mp.min_ready_seconds, nodes_known=nodes_known)
-        )
-    elif healthy:
-        nodes_known = pool.counts.nodes_matched is not None
-        what = "Node" if nodes_known else "providerID"
-        row.children.append(group_row(healthy, what, opts, mp.min_ready_seconds, nodes_known))
-    return row
-
-
-def cluster_row(cluster: ClusterDescription, opts: TreeOptions) -> Row:
-    if cluster.cluster is not None:
-        row = object_row(cluster.cluster, opts)
-    elif cluster.cluster_unread:
-        row = Row(f"Cluster {cluster.namespace}/{cluster.name}", message="Cluster not readable")
-    else:
-        missing = "Cluster object not found"
-        row = Row(f"Cluster {cluster.namespace}/{cluster.name}", message=missing, bad_message=True)
-    if cluster.paused:
-        row.message, row.bad_message = "spec.paused is true: nothing is reconciled", True
-    row.children = [*row.children, *(pool_row(p, opts) for p in cluster.pools)]
-    return row
-
-
-# -- drawing ----------------------------------------------------------------------------------
-
-
-def _status(cond: Condition | None, palette: Palette) -> str:
-    if cond is None:
+def _status(head: Headline | None, palette: Palette) -> str:
+    if head is None:
         return ""
-    status = clip(escape(cond.status))
-    if cond.good:
-        return palette.good(status)
-    if cond.status == "Unknown" or cond.severity in ("Info", "Warning"):
-        return palette.warn(status)
-    return palette.bad(status)
+    status = clip(escape(head.status))
+    paint = {Health.OK: palette.good, Health.WARNING: palette.warn}.get(head.health, palette.bad)
+    return paint(status)
 
 
-def _condition_name(cond: Condition | None) -> str:
-    if cond is None:
-        return ""
-    return clip(escape(f"{cond.type} (v1beta1)" if cond.legacy else cond.type))
+def _label(row: TreeRow, glyphs: Glyphs) -> str:
+    if row.kind is RowKind.CONDITION and row.headline is not None:
+        return f"{glyphs.dot} {_condition_name(row.headline)}"
+    label = escape(row.label)
+    return label.replace(ELLIPSIS, glyphs.ellipsis) if row.kind is RowKind.PROVIDER_ID else label
 
 
-def _draw(row: Row, lead: str, stem: str, opts: TreeOptions, out: list[list[str]]) -> None:
-    """Append the row and its descendants; lead is this row's prefix, stem its children's."""
-    cond, palette = row.condition, opts.palette
+def _message(row: TreeRow, glyphs: Glyphs) -> str:
+    text = row.message
+    if row.codes:
+        tag = "[" + ", ".join(row.codes) + "]"
+        text = f"{text} {tag}" if text else tag
     # Cluster text is escaped before it is measured, wrapped or painted.
-    wrapped = [
-        clip(line, MESSAGE_LINE_MAX)
-        for line in textwrap.wrap(
-            escape(row.message), MESSAGE_WIDTH, break_long_words=False, break_on_hyphens=False
-        )
-    ] or [""]
-    paint: Callable[[str], str] = palette.bad if row.bad_message else (lambda text: text)
-    since = _since(cond.since, opts.now) if cond else ""
-    reason = clip(escape(cond.reason)) if cond else ""
-    status = _status(cond, palette)
-    first = paint(wrapped[0])
-    mark = f" {palette.good(opts.glyphs.ok)}" if row.checked else ""
-    out.append(
-        [
-            lead + clip(escape(row.name), NAME_WIDTH) + mark,
-            clip(escape(row.ready)),
-            clip(escape(row.available)),
-            clip(escape(row.phase)),
-            clip(escape(row.version)),
-            "" if row.is_condition else _condition_name(cond),
-            status,
-            reason,
-            since,
-            first,
-        ]
+    text = escape(text)
+    return text.replace(ELLIPSIS, glyphs.ellipsis) if row.kind is RowKind.GROUP else text
+
+
+def _cells(row: TreeRow, lead: str, opts: TreeOptions) -> tuple[str, ...]:
+    head, palette = row.headline, opts.palette
+    checked = row.kind is RowKind.GROUP and row.health is Health.OK
+    mark = f" {palette.good(opts.glyphs.ok)}" if checked else ""
+    return (
+        lead + clip(_label(row, opts.glyphs), NAME_WIDTH) + mark,
+        clip(escape(row.ready)),
+        clip(escape(row.available)),
+        clip(escape(row.phase)),
+        clip(escape(row.version)),
+        "" if head is None or row.kind is RowKind.CONDITION else _condition_name(head),
+        _status(head, palette),
+        clip(escape(head.reason)) if head else "",
+        human_duration(head.age) if head and head.age is not None else "",
     )
-    more_stem = stem + (opts.glyphs.pipe if row.children else opts.glyphs.blank)
-    for line in wrapped[1:]:
-        out.append([more_stem.rstrip() if not line else more_stem, *[""] * 8, paint(line)])
+
+
+def _draw(row: TreeRow, lead: str, stem: str, opts: TreeOptions, out: list[_Drawn]) -> None:
+    """Append the row and its descendants; lead is this row's prefix, stem its children's."""
+    glyphs = opts.glyphs
+    paint: Callable[[str], str] = opts.palette.bad if row.problem else (lambda text: text)
+    more = stem + (glyphs.pipe if row.children else glyphs.blank)
+    out.append(_Drawn(_cells(row, lead, opts), _message(row, glyphs), paint, more))
     for index, child in enumerate(row.children):
         last = index == len(row.children) - 1
-        glyph = opts.glyphs.last if last else opts.glyphs.tee
-        _draw(
-            child, stem + glyph, stem + (opts.glyphs.blank if last else opts.glyphs.pipe), opts, out
-        )
+        glyph = glyphs.last if last else glyphs.tee
+        _draw(child, stem + glyph, stem + (glyphs.blank if last else glyphs.pipe), opts, out)
 
 
-def tree_table(roots: list[Row], opts: TreeOptions) -> str:
-    rows: list[list[str]] = []
+def _fixed_width(drawn: Sequence[_Drawn], opts: TreeOptions) -> int:
+    rows = [d.cells for d in drawn] + ([] if opts.no_headers else [tuple(COLUMNS[:-1])])
+    return sum(column_widths(rows)) + len(SEPARATOR) * (len(COLUMNS) - 1)
+
+
+def tree_table(roots: Sequence[TreeRow], opts: TreeOptions) -> str:
+    drawn: list[_Drawn] = []
     for root in roots:
-        _draw(root, "", "", opts, rows)
-    return table(COLUMNS, rows, no_headers=opts.no_headers)
+        _draw(root, "", "", opts, drawn)
+    if opts.width is None:
+        width = MESSAGE_WIDTH
+    else:
+        width = line_width(opts.width, 0) - _fixed_width(drawn, opts)
+        if width < MESSAGE_MIN:
+            return _stacked(drawn, opts, line_width(opts.width, 0))
+    rows: list[Sequence[str]] = []
+    for entry in drawn:
+        lines = [clip(line, MESSAGE_LINE_MAX) for line in wrap(entry.message, width)] or [""]
+        rows.append([*entry.cells, entry.paint(lines[0])])
+        for line in lines[1:]:
+            rows.append([entry.stem, *[""] * (len(COLUMNS) - 2), entry.paint(line)])
+    return aligned(COLUMNS, rows, no_headers=opts.no_headers)
+
+
+# Which columns stay on a row's own line when the table is too wide for the terminal, in order
+# of importance; the others, and MESSAGE, go on the lines below it.
+_KEPT_FIRST = ("STATUS", "READY", "CONDITION", "SINCE", "AVAILABLE", "PHASE", "VERSION", "REASON")
+_DETAIL_INDENT = "  "
+
+
+def _kept_columns(drawn: Sequence[_Drawn], opts: TreeOptions, width: int) -> list[int]:
+    rows = [d.cells for d in drawn] + ([] if opts.no_headers else [tuple(COLUMNS[:-1])])
+    widths = column_widths(rows)
+    kept, used = [0], widths[0]
+    for name in _KEPT_FIRST:
+        index = COLUMNS.index(name)
+        if used + len(SEPARATOR) + widths[index] <= width:
+            kept.append(index)
+            used += len(SEPARATOR) + widths[index]
+    return sorted(kept)
+
+
+def _stacked(drawn: Sequence[_Drawn], opts: TreeOptions, width: int) -> str:
+    """A narrow terminal: each row keeps the columns that fit, and says the rest, then its
+    message, on wrapped lines below it, indented under its tree lines."""
+    kept = _kept_columns(drawn, opts, width)
+    table = aligned(
+        [COLUMNS[i] for i in kept],
+        [[d.cells[i] for i in kept] for d in drawn],
+        no_headers=opts.no_headers,
+    ).splitlines()
+    out = [] if opts.no_headers else [table.pop(0)]
+    for entry, line in zip(drawn, table, strict=True):
+        out.append(line)
+        said = [
+            f"{COLUMNS[i].lower()} {cell}"
+            for i, cell in enumerate(entry.cells)
+            if i not in kept and cell.strip()
+        ]
+        lead = entry.stem + _DETAIL_INDENT
+        room = max(MESSAGE_MIN, width - visible_width(lead))
+        for text, paint in (("; ".join(said), None), (entry.message, entry.paint)):
+            for part in wrap(text, room):
+                out.append(lead + (paint(clip(part, MESSAGE_LINE_MAX)) if paint else part))
+    return "\n".join(out) + "\n"
 
 
 # -- summary block ----------------------------------------------------------------------------
 
 
-def _field(label: str, value: str) -> list[str]:
+def _field(label: str, value: str, width: int | None = None) -> list[str]:
     """`  Label:   value`, wrapped under the value; an empty label continues the field above."""
-    width = 100 - LABEL_WIDTH - 2
-    lines = textwrap.wrap(escape(value), width, break_long_words=False, break_on_hyphens=False) or [
-        ""
-    ]
+    room = line_width(width, SUMMARY_WIDTH) - LABEL_WIDTH - 2
+    lines = wrap(escape(value), room) or [""]
     head = f"  {label + ':' if label else '':<{LABEL_WIDTH}}{lines[0]}"
     return [head, *(f"  {'':<{LABEL_WIDTH}}{line}" for line in lines[1:])]
 
@@ -454,40 +285,49 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
         "no" if mp.deleting_since is None else f"for {human_duration(opts.now - mp.deleting_since)}"
     )
     verdict = pool.deletion
-    lines = [escape(f"MachinePool {mp.namespace}/{mp.name}")]
-    lines += _field("Cluster", mp.cluster)
-    lines += _field("Infrastructure", _infrastructure(pool))
-    lines += _field(
-        "Bootstrap",
-        f"{boot.kind} {boot.name}" if boot else "<none> (data secret supplied directly)",
-    )
-    lines += _field("Replicas", _replicas(pool))
-    lines += _field("providerIDList", _provider_ids(pool))
-    lines += _field("Versions", _versions(pool))
-    lines += _field("Autoscaler", _autoscaler(pool))
-    lines += _field("Replicas managed by", mp.replicas_managed_by or "<none>")
-    lines += _field("Paused", f"yes ({pool.paused_by})" if pool.paused_by else "no")
-    lines += _field("Deleting", deleting)
-    lines += _field("Failure domains", ", ".join(mp.failure_domains) or "<none>")
+    fields = [
+        ("Cluster", mp.cluster),
+        ("Infrastructure", _infrastructure(pool)),
+        (
+            "Bootstrap",
+            f"{boot.kind} {boot.name}" if boot else "<none> (data secret supplied directly)",
+        ),
+        ("Replicas", _replicas(pool)),
+        ("providerIDList", _provider_ids(pool)),
+        ("Versions", _versions(pool)),
+        ("Autoscaler", _autoscaler(pool)),
+        ("Replicas managed by", mp.replicas_managed_by or "<none>"),
+        ("Paused", f"yes ({pool.paused_by})" if pool.paused_by else "no"),
+        ("Deleting", deleting),
+        ("Failure domains", ", ".join(mp.failure_domains) or "<none>"),
+    ]
     if mp.failure:
-        lines += _field("Failure", f"{mp.failure} (recorded by the controller; never cleared)")
-    lines += _field("Delete one instance", f"{VERDICT_WORDS[verdict.verdict]}: {verdict.reason}")
+        fields.append(("Failure", f"{mp.failure} (recorded by the controller; never cleared)"))
+    fields.append(("Delete one instance", f"{VERDICT_WORDS[verdict.verdict]}: {verdict.reason}"))
     if verdict.instead:
-        lines += _field("", f"instead: {verdict.instead}")
+        fields.append(("", f"instead: {verdict.instead}"))
     if verdict.scale_down:
-        lines += _field("", f"with --scale-down: {verdict.scale_down}")
+        fields.append(("", f"with --scale-down: {verdict.scale_down}"))
+    lines = [escape(f"MachinePool {mp.namespace}/{mp.name}")]
+    for label, value in fields:
+        lines += _field(label, value, opts.width)
     return lines
 
 
 def render_tree(description: Description, opts: TreeOptions) -> str:
+    model = build_tree(
+        description,
+        opts.now,
+        findings=opts.findings,
+        show_all=opts.show_all,
+        show_conditions=opts.show_conditions,
+    )
     blocks: list[str] = []
-    for cluster in description.clusters:
-        names = {p.pool.name for p in cluster.pools} | {""}
+    for cluster, (root, findings) in zip(description.clusters, model.roots, strict=True):
         for pool in cluster.pools:
             blocks.append("\n".join(summary_block(pool, opts)) + "\n")
-        blocks.append(tree_table([cluster_row(cluster, opts)], opts))
-        mine = [f for f in opts.findings if f.namespace == cluster.namespace and f.pool in names]
-        listed = findings_list(mine, opts.palette)
+        blocks.append(tree_table([root], opts))
+        listed = findings_list(findings, opts.palette, width=opts.width)
         if listed:
             blocks.append(listed)
     return "\n".join(blocks)

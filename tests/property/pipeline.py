@@ -28,10 +28,11 @@ from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.model import machine_pools
 from kubectl_machinepool.propagation import propagation, sync_rules
 from kubectl_machinepool.render.findings import DiagnosisView, diagnosis_document, render_diagnosis
+from kubectl_machinepool.render.glyphs import ASCII, UNICODE
 from kubectl_machinepool.render.listing import LIST_FORMATS, ListView, list_document
 from kubectl_machinepool.render.propagation import propagation_document, render_propagation
 from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
-from kubectl_machinepool.render.tree import ASCII, UNICODE, TreeOptions, render_tree
+from kubectl_machinepool.render.tree import TreeOptions, render_tree
 from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
 
 NOW = datetime(2026, 11, 29, 15, 0, 0, tzinfo=UTC)

@@ -133,13 +133,13 @@ def test_every_command_takes_typed_values_not_a_bag_of_params(name: str) -> None
     ("columns", "tty", "expected"),
     [
         ("", False, None),
-        ("80", False, 80),
+        ("80", False, None),
         ("120", True, 120),
-        ("0", False, None),
-        ("x", False, None),
+        ("0", True, None),
+        ("x", True, None),
     ],
 )
-def test_width_is_columns_else_the_terminal_else_unlimited(
+def test_width_is_a_terminal_s_columns_and_a_pipe_has_none(
     columns: str, tty: bool, expected: int | None
 ) -> None:
     class Stream(io.StringIO):

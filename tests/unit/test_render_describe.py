@@ -15,15 +15,10 @@ from kubectl_machinepool.color import Palette
 from kubectl_machinepool.conditions import Condition
 from kubectl_machinepool.description import Selection, describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
+from kubectl_machinepool.render.glyphs import ASCII
 from kubectl_machinepool.render.structured import describe_document, to_json
-from kubectl_machinepool.render.tree import (
-    ASCII,
-    Row,
-    TreeOptions,
-    render_tree,
-    short_provider_id,
-    tree_table,
-)
+from kubectl_machinepool.render.tree import TreeOptions, render_tree, tree_table
+from kubectl_machinepool.treeview import RowKind, TreeRow, headline, short_provider_id
 
 SCHEMA = json.loads(
     resources.files("kubectl_machinepool").joinpath("schemas/describe.json").read_text()
@@ -94,11 +89,13 @@ def test_without_nodes(golden) -> None:
 def test_messages_wrap_between_words_and_keep_long_words_whole() -> None:
     word = "x" * 90
     message = f"first part of a message {word} and the rest of it after the long word"
-    root = Row(
+    cond = Condition("Ready", "False", "Broken", message)
+    root = TreeRow(
+        RowKind.OBJECT,
         "Root",
-        condition=Condition("Ready", "False", "Broken", message),
+        headline=headline(cond, NOW),
         message=message,
-        children=[Row("Child")],
+        children=(TreeRow(RowKind.OBJECT, "Child"),),
     )
     text = tree_table([root], TreeOptions(NOW, Palette(False)))
     lines = text.splitlines()
