@@ -258,17 +258,33 @@ def _versions(pool: PoolDescription) -> str:
     return f"desired {desired}; kubelets {kubelets}"
 
 
+def _absent(kind: str, name: str, unread: bool) -> str:
+    """A referenced object that is not there: RBAC kept it from us, or it does not exist."""
+    return f"{kind} {name} ({'not readable' if unread else 'not found'})"
+
+
 def _infrastructure(pool: PoolDescription) -> str:
     ref = pool.pool.infrastructure_ref
     if ref is None:
         return "<none>"
     if pool.infra is None:
-        return f"{ref.kind} {ref.name} ({'not readable' if pool.infra_unread else 'not found'})"
+        return _absent(ref.kind, ref.name, pool.infra_unread)
     if pool.uses_machines:
         return f"{ref.kind} {ref.name}; MachinePool Machines of kind {pool.pool.machine_kind}"
     if pool.pool.machine_kind:
         return f"{ref.kind} {ref.name}; names itself as machine kind, so no Machines"
     return f"{ref.kind} {ref.name}; no MachinePool Machines"
+
+
+def _bootstrap(pool: PoolDescription) -> str:
+    boot = pool.pool.bootstrap_ref
+    if boot is None:
+        return "<none> (data secret supplied directly)"
+    if pool.bootstrap is None:
+        return (
+            f"{boot.kind} {boot.name} ({'not readable' if pool.bootstrap_unread else 'not found'})"
+        )
+    return f"{boot.kind} {boot.name}"
 
 
 def _autoscaler(pool: PoolDescription) -> str:
@@ -280,7 +296,6 @@ def _autoscaler(pool: PoolDescription) -> str:
 
 def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
     mp = pool.pool
-    boot = mp.bootstrap_ref
     deleting = (
         "no" if mp.deleting_since is None else f"for {human_duration(opts.now - mp.deleting_since)}"
     )
@@ -288,10 +303,7 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
     fields = [
         ("Cluster", mp.cluster),
         ("Infrastructure", _infrastructure(pool)),
-        (
-            "Bootstrap",
-            f"{boot.kind} {boot.name}" if boot else "<none> (data secret supplied directly)",
-        ),
+        ("Bootstrap", _bootstrap(pool)),
         ("Replicas", _replicas(pool)),
         ("providerIDList", _provider_ids(pool)),
         ("Versions", _versions(pool)),

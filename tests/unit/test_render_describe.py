@@ -122,3 +122,28 @@ def test_messages_wrap_between_words_and_keep_long_words_whole() -> None:
 )
 def test_long_provider_ids_keep_their_tail(provider_id, short) -> None:
     assert short_provider_id(provider_id) == short
+
+
+@pytest.mark.parametrize(
+    ("unread", "says"),
+    [
+        (True, "KubeadmConfig asg-workers (not readable)"),
+        (False, "KubeadmConfig asg-workers (not found)"),
+    ],
+)
+def test_a_bootstrap_config_missing_from_the_read_says_why(unread: bool, says: str) -> None:
+    from support.snapshots import NAMESPACE
+
+    from kubectl_machinepool.snapshot import Snapshot
+
+    objects = [
+        o for o in SCENARIOS["aws-asg"]("v1beta2", NAMESPACE) if o["kind"] != "KubeadmConfig"
+    ]
+    kinds = [("bootstrap.cluster.x-k8s.io", "KubeadmConfig")] if unread else []
+    # As the live reader leaves it: which kinds it could not list.
+    snapshot = Snapshot.of([o for o in objects if o["kind"] != "Node"], unread=kinds)
+    pool = describe(snapshot, Selection(), NOW).clusters[0].pools[0]
+    assert pool.bootstrap is None
+    assert pool.bootstrap_unread is unread
+    lines = render_tree(describe(snapshot, Selection(), NOW), TreeOptions(NOW, Palette(False)))
+    assert f"  Bootstrap:            {says}" in lines.splitlines()
