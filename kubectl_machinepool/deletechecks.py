@@ -10,13 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.deletetarget import Check, Level, Mode, Plan, Request, Target
-from kubectl_machinepool.deletewrites import ANNOTATION_DELETES, writes_for
+from kubectl_machinepool.deletewrites import writes_for
 from kubectl_machinepool.deletion import Verdict
 from kubectl_machinepool.disruption import Disruption
 from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.model import PAUSED_ANNOTATION
 from kubectl_machinepool.nodedrain import drain_bound
+from kubectl_machinepool.providers import annotation_deletes
 from kubectl_machinepool.snapshot import RawObject, group_of
 from kubectl_machinepool.writes import Access, Write
 
@@ -176,7 +177,7 @@ def _verdict_checks(target: Target, request: Request) -> list[Check]:
     elif (
         request.mode is Mode.SCALE_DOWN
         and target.pool.infra is not None
-        and target.pool.infra.kind in ANNOTATION_DELETES
+        and annotation_deletes(target.pool.infra.kind)
     ):
         checks.append(
             Check(

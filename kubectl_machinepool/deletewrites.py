@@ -11,13 +11,12 @@ from typing import Any
 from kubectl_machinepool.deletetarget import Mode, Request, Target
 from kubectl_machinepool.fields import dig, mapping
 from kubectl_machinepool.nodedrain import stored_drain_timeout, v1beta1_machine
+from kubectl_machinepool.providers import annotation_deletes
 from kubectl_machinepool.snapshot import RawObject
 from kubectl_machinepool.timeutil import format_time
 from kubectl_machinepool.writes import ObjectRef, Write, object_ref
 
 DELETE_MACHINE_ANNOTATION = "cluster.x-k8s.io/delete-machine"
-# Providers that delete an annotated Machine even before replicas go down (facts §7, step 3).
-ANNOTATION_DELETES = frozenset({"AzureMachinePool"})
 
 
 def _drain_timeout_write(machine_raw: RawObject, machine: ObjectRef, value: timedelta) -> Write:
@@ -61,7 +60,7 @@ def _scale_down_writes(target: Target, machine: ObjectRef, now: datetime) -> lis
     infra_kind = target.pool.infra.kind if target.pool.infra else ""
     undo: dict[str, Any] | None = {"metadata": {"annotations": {DELETE_MACHINE_ANNOTATION: before}}}
     kept_because = ""
-    if infra_kind in ANNOTATION_DELETES:
+    if annotation_deletes(infra_kind):
         # The provider may already be deleting the instance: removing the mark proves nothing.
         undo = None
         kept_because = f"the {infra_kind} provider deletes an annotated Machine on the mark alone"

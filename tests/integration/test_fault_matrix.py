@@ -43,7 +43,7 @@ from support.faultproxy import Fault, Seen
 from support.faultstate import ObjectKey
 from support.management import management_cluster
 
-from kubectl_machinepool.deletewrites import ANNOTATION_DELETES
+from kubectl_machinepool.providers import annotation_deletes
 
 # Its own process pool keeps the cores busy: under xdist the matrix stays on one worker.
 pytestmark = pytest.mark.xdist_group("fault-matrix")
@@ -109,7 +109,7 @@ class Config:
     @property
     def annotation_deletes(self) -> bool:
         """The provider deletes the instance on the annotation alone (CAPZ)."""
-        return self.scenario == "azure-vmss" and "AzureMachinePool" in ANNOTATION_DELETES
+        return self.scenario == "azure-vmss" and annotation_deletes("AzureMachinePool")
 
     @property
     def argv(self) -> tuple[str, ...]:

@@ -147,3 +147,19 @@ def test_width_is_a_terminal_s_columns_and_a_pipe_has_none(
             return tty
 
     assert terminal_width(Stream(), {"COLUMNS": columns} if columns else {}) == expected
+
+
+def test_code_cites_only_what_the_repository_or_upstream_holds() -> None:
+    """The reference notes the code was written from are not shipped: cite README or upstream."""
+    root = PACKAGE.parent
+    cited = [
+        f"{path.relative_to(root)}:{number}"
+        for path in [
+            *root.joinpath("kubectl_machinepool").rglob("*.py"),
+            *root.joinpath("tests").rglob("*.py"),
+        ]
+        if "__pycache__" not in path.parts and path.name != "test_boundary.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "§" in line or "machinepool-facts" in line or "known-issues" in line
+    ]
+    assert cited == []
