@@ -9,23 +9,42 @@ from typing import NoReturn
 import click
 
 from kubectl_machinepool import __version__
-from kubectl_machinepool.commands.flags import CONTEXT_SETTINGS
-from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.commands import CONTEXT_SETTINGS
+from kubectl_machinepool.environment import Environment, help_width
 from kubectl_machinepool.errors import ExitCode, Interrupted, MachinePoolError
 from kubectl_machinepool.safetext import scrub
 
 PROG = "kubectl machinepool"
 COMPLETE_VAR = "_KUBECTL_MACHINEPOOL_COMPLETE"
 
-# Subcommand name -> where it lives; a command's module is imported only when it runs (or for
-# help and completion of that command), so start-up pays for one command, not all.
+# Subcommand name -> where it lives and the first line of its help; a command's module is
+# imported only when it runs (or for its own help and completion), so start-up pays for one
+# command, and the top-level help for none (a test keeps these lines equal to the commands').
 COMMANDS = {
-    "list": "kubectl_machinepool.commands.listing:list_command",
-    "describe": "kubectl_machinepool.commands.describe:describe_command",
-    "diagnose": "kubectl_machinepool.commands.diagnose:diagnose_command",
-    "explain": "kubectl_machinepool.commands.diagnose:explain_command",
-    "diff-metadata": "kubectl_machinepool.commands.metadata:diff_metadata_command",
-    "delete-machine": "kubectl_machinepool.commands.delete:delete_machine_command",
+    "list": (
+        "kubectl_machinepool.commands.listing:list_command",
+        "List MachinePools with Node-based replica counts.",
+    ),
+    "describe": (
+        "kubectl_machinepool.commands.describe:describe_command",
+        "Show MachinePools as a tree, from the Cluster down to every Node, with their real health.",
+    ),
+    "diagnose": (
+        "kubectl_machinepool.commands.diagnose:diagnose_command",
+        "Name every known MachinePool problem, with evidence, what to do and upstream references.",
+    ),
+    "explain": (
+        "kubectl_machinepool.commands.diagnose:explain_command",
+        "Explain a diagnose rule: what it checks, why it matters, what to do, upstream references.",
+    ),
+    "diff-metadata": (
+        "kubectl_machinepool.commands.metadata:diff_metadata_command",
+        "Show where each label and annotation of the pool template did or did not arrive.",
+    ),
+    "delete-machine": (
+        "kubectl_machinepool.commands.delete:delete_machine_command",
+        "Remove exactly one instance of a MachinePool, safely, or refuse and say why.",
+    ),
 }
 
 
@@ -34,12 +53,22 @@ class LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:  # noqa: ARG002
-        where = COMMANDS.get(cmd_name)
-        if where is None:
+        if cmd_name not in COMMANDS:
             return None
-        module, _, name = where.partition(":")
+        module, _, name = COMMANDS[cmd_name][0].partition(":")
         command: click.Command = getattr(importlib.import_module(module), name)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        # click's own shortening, without importing the command.
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
@@ -67,7 +96,12 @@ def main(argv: list[str] | None = None) -> NoReturn:
         # Shell completion scripts name the executable; help text names the kubectl command.
         prog = "kubectl-machinepool" if COMPLETE_VAR in env.env else PROG
         code = cli.main(
-            args=argv, prog_name=prog, complete_var=COMPLETE_VAR, standalone_mode=False, obj=env
+            args=argv,
+            prog_name=prog,
+            complete_var=COMPLETE_VAR,
+            standalone_mode=False,
+            obj=env,
+            terminal_width=help_width(sys.__stdout__ or env.stdout, env.env),
         )
     except click.ClickException as err:
         err.show()

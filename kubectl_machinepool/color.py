@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from kubectl_machinepool.options import ColorMode
+if TYPE_CHECKING:
+    from kubectl_machinepool.options import ColorMode
 
 # The SGR codes colorama names Fore.GREEN, Fore.YELLOW, Fore.RED and Style.RESET_ALL, spelled out
 # so that start-up does not load colorama (and ctypes) to print help; safetext lets exactly these

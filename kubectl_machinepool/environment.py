@@ -11,14 +11,15 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from kubectl_machinepool.color import use_color
 from kubectl_machinepool.errors import ExitCode, Interrupted
-from kubectl_machinepool.options import ColorMode
 from kubectl_machinepool.safetext import scrub
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.options import ColorMode
 
 
 def _discard(stream: TextIO) -> None:
@@ -57,6 +58,19 @@ def terminal_width(stream: TextIO, env: Mapping[str, str]) -> int | None:
         return None
 
 
+def help_width(stream: TextIO, env: Mapping[str, str]) -> int:
+    """click's help width (its terminal's, at most 100, less 2, at least 50), worked out here so
+    that --help does not import shutil: COLUMNS counts even when piped, as shutil's size does."""
+    given = env.get("COLUMNS", "")
+    columns = int(given) if given.isascii() and given.isdigit() and int(given) > 0 else None
+    if columns is None:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            columns = 80
+    return max(min(columns, 100) - 2, 50)
+
+
 @dataclass(frozen=True)
 class Environment:
     stdin: TextIO
@@ -89,6 +103,8 @@ class Environment:
         return self.clock()
 
     def color(self, mode: ColorMode) -> bool:
+        from kubectl_machinepool.color import use_color  # not needed for --help
+
         return use_color(mode, self.stdout, self.env)
 
     def out(self, text: str, *, nl: bool = True, color: bool | None = None) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from kubectl_machinepool import suggest
-from kubectl_machinepool.commands import flags
+from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import ExitCode, Interrupted, RefusedError, UsageError
 from kubectl_machinepool.options import AccessOptions, ColorMode, parse_duration
@@ -118,7 +118,7 @@ def _confirmed(assume_yes: bool, env: Environment) -> bool:
         raise Interrupted(ExitCode.INTERRUPTED, "Cancelled: nothing was written.") from None
 
 
-@click.command("delete-machine", context_settings=flags.CONTEXT_SETTINGS)
+@click.command("delete-machine", context_settings=CONTEXT_SETTINGS)
 @asked_group
 @click.option(
     "--dry-run",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_machinepool.commands import flags
+from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, RuleOptions, Source
@@ -23,7 +23,7 @@ def _show_conditions(
     return frozenset(kinds)
 
 
-@click.command("describe", context_settings=flags.CONTEXT_SETTINGS)
+@click.command("describe", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Describe")
 @click.option(
     "--show-all", is_flag=True, help="List healthy instances one by one instead of grouping them"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_machinepool.commands import flags
+from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError
 from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, RuleOptions, Source
@@ -16,7 +16,7 @@ class FindingsAbove(MachinePoolError):
     exit_code = ExitCode.FINDINGS
 
 
-@click.command("diagnose", context_settings=flags.CONTEXT_SETTINGS)
+@click.command("diagnose", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Diagnose")
 @click.option(
     "--fail-on",
@@ -84,7 +84,7 @@ def diagnose_command(
             raise FindingsAbove(f"{len(worst)} finding(s) at or above {fail_on} (--fail-on)")
 
 
-@click.command("explain", context_settings=flags.CONTEXT_SETTINGS)
+@click.command("explain", context_settings=CONTEXT_SETTINGS)
 @click.argument("code", required=False)
 @click.option("--list", "list_all", is_flag=True, help="List every rule's code, severity and title")
 @flags.pass_env

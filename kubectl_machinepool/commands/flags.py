@@ -30,8 +30,6 @@ from kubectl_machinepool.options import (
 if TYPE_CHECKING:
     from kubectl_machinepool.reading import Loaded
 
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_machinepool.commands import flags
+from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.options import AccessOptions, OutputOptions, Source
 
@@ -12,7 +12,7 @@ from kubectl_machinepool.options import AccessOptions, OutputOptions, Source
 FORMATS = ["table", "wide", "json", "yaml", "name"]
 
 
-@click.command("list", context_settings=flags.CONTEXT_SETTINGS)
+@click.command("list", context_settings=CONTEXT_SETTINGS)
 @flags.access
 @flags.source
 @flags.output(FORMATS)

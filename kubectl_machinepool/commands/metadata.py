@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kubectl_machinepool.commands import flags
+from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, Source
 
@@ -14,7 +14,7 @@ LABELS_FLAG = "--additional-sync-machine-labels"
 ANNOTATIONS_FLAG = "--additional-sync-machine-annotations"
 
 
-@click.command("diff-metadata", context_settings=flags.CONTEXT_SETTINGS)
+@click.command("diff-metadata", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Compare")
 @click.option(
     LABELS_FLAG,

@@ -57,12 +57,12 @@ def test_the_library_does_not_import_click() -> None:
 def test_no_command_module_imports_another() -> None:
     commands = sorted((PACKAGE / "commands").glob("*.py"))
     assert len(commands) >= 5
+    others = {p.stem for p in commands} - {"flags", "__init__"}
     for path in commands:
         siblings = {
             name
             for name in _imports(path)
-            if name.startswith("kubectl_machinepool.commands.")
-            and name.split(".")[2] not in ("flags", "__init__")
+            if name.startswith("kubectl_machinepool.commands.") and name.split(".")[2] in others
         }
         assert siblings == set(), path.name
 
@@ -163,3 +163,11 @@ def test_code_cites_only_what_the_repository_or_upstream_holds() -> None:
         if "§" in line or "machinepool-facts" in line or "known-issues" in line
     ]
     assert cited == []
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_top_level_help_line_is_the_command_s_own(name: str) -> None:
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    assert command.help is not None
+    assert COMMANDS[name][1] == command.help.split("\n")[0]
