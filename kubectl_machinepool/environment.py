@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 import click
 
@@ -71,8 +70,8 @@ def help_width(stream: TextIO, env: Mapping[str, str]) -> int:
     return max(min(columns, 100) - 2, 50)
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(NamedTuple):
+    # A NamedTuple, not a dataclass: as frozen, and --help need not import dataclasses for it.
     stdin: TextIO
     stdout: TextIO
     stderr: TextIO
@@ -82,7 +81,7 @@ class Environment:
     # Display columns of stdout; None when output goes to a pipe or file.
     width: int | None
     utf8: bool
-    clock: Callable[[], datetime] = field(default=_now, compare=False)
+    clock: Callable[[], datetime] = _now
 
     @classmethod
     def from_process(cls) -> Environment:

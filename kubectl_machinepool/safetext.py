@@ -9,17 +9,24 @@ YAML need nothing, as both encoders write ASCII with escapes.
 
 from __future__ import annotations
 
+import functools
 import re
 
 # C0 and C1 controls, DEL, soft hyphen, bidirectional marks and overrides, zero-width and
 # invisible characters, line/paragraph separators, BOM, interlinear annotations, surrogates and
 # the Unicode tag block (invisible ASCII look-alikes).
-_UNSAFE = re.compile(
+_UNSAFE = (
     "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
 )
 # The only escape sequences this tool writes itself: colorama's red, green, yellow and reset.
-_OWN_COLOUR = re.compile("\x1b\\[(?:0|31|32|33)m")
+_OWN_COLOUR = "\x1b\\[(?:0|31|32|33)m"
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    """Compiled at first need: most output is printable and never needs them (--help least)."""
+    return re.compile(source)
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -40,7 +47,7 @@ def escape(text: str) -> str:
     """A string read from a cluster, for a line of text output: controls shown as \\xNN."""
     if text.isprintable():
         return text
-    return _UNSAFE.sub(_visible, text)
+    return _pattern(_UNSAFE).sub(_visible, text)
 
 
 def scrub(text: str) -> str:
@@ -48,8 +55,8 @@ def scrub(text: str) -> str:
     codes stay; any other control character that got this far is escaped."""
     if text.isprintable():
         return text
-    kept = _OWN_COLOUR.split(text)
-    codes = _OWN_COLOUR.findall(text)
+    own = _pattern(_OWN_COLOUR)
+    kept, codes = own.split(text), own.findall(text)
     parts = [_lines(kept[0])]
     for code, rest in zip(codes, kept[1:], strict=True):
         parts += [code, _lines(rest)]
