@@ -5,7 +5,8 @@
 Runs, alternating so that a load spike hits every command alike: `kubectl-machinepool --help`
 against `kubectl get --help`, and a warm `kubectl_complete-machinepool describe ""` (pool names
 from the few-seconds cache) against `kubectl __complete get machinepools`; then the two ratios of
-medians against the 1.5x targets. --bin names the directory holding the two console scripts
+medians against the 1.5x targets, and where a bare click group's --help (the floor of any click
+program on this interpreter) stands. --bin names the directory holding the two console scripts
 (default: next to this interpreter); pass a non-editable install's bin/ to leave out the import
 hook an editable install adds to every start. PYTHONPATH, when set, is passed on.
 
@@ -30,6 +31,16 @@ from completion import scenario_cluster
 from support.controlplane import binaries_dir, installed_plugin
 
 TARGET = 1.5
+# The floor of any click program: the same interpreter printing a one-command group's help.
+BARE_CLICK = """import click
+@click.group()
+def group():
+    "A group."
+@group.command()
+def one():
+    "One command."
+group()
+"""
 POOL = "vmss-workers"  # a pool of the azure-vmss scenario: proof the answer is the real one
 
 
@@ -80,11 +91,14 @@ def main() -> None:
         if os.environ.get("PYTHONPATH"):
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         scope = ["-n", namespace]
+        bare = cache / "bare_click.py"
+        bare.write_text(BARE_CLICK)
         rows = [
             Row("kubectl-machinepool --help", [str(plugins / "kubectl-machinepool"), "--help"], "describe"),
             Row("kubectl get --help", [kubectl, "get", "--help"], "Usage:"),
             Row('kubectl_complete-machinepool describe "" (warm)', [str(plugins / "kubectl_complete-machinepool"), "describe", *scope, ""], POOL, warm_cache=True),
             Row("kubectl __complete get machinepools", [kubectl, "__complete", "get", "machinepools", *scope, ""], POOL),
+            Row("a bare click group --help (the floor)", [str(plugins / "python"), str(bare), "--help"], "one"),
         ]  # fmt: skip
         for row in rows:  # the first run fills caches (ours, kubectl's discovery, byte code)
             run_once(row, env, cache)
@@ -102,6 +116,11 @@ def main() -> None:
         ratio = statistics.median(took[ours.label]) / statistics.median(took[theirs.label])
         verdict = "within" if ratio <= TARGET else "over"
         print(f"  {ours.label} / {theirs.label}: {ratio:.2f}x ({verdict} the {TARGET}x target)")
+    floor = statistics.median(took[rows[4].label])
+    print(
+        f"  {rows[4].label} / {rows[1].label}: {floor / statistics.median(took[rows[1].label]):.2f}x;"
+        f" {rows[0].label} / {rows[4].label}: {statistics.median(took[rows[0].label]) / floor:.2f}x"
+    )
 
 
 if __name__ == "__main__":
