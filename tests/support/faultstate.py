@@ -55,7 +55,12 @@ class FastKubeAPI(KubeAPI):
                 self._conn.request(method, path, body=data, headers=headers)
                 response = self._conn.getresponse()
                 return response.status, response.read()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            except (
+                http.client.RemoteDisconnected,
+                ConnectionResetError,
+                BrokenPipeError,
+                ssl.SSLEOFError,  # TLS's word for the same: the server closed the idle connection
+            ):
                 self.close()
                 if attempt == attempts:
                     raise
