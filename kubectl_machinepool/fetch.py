@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
 
 from kubectl_machinepool.connection import connection_from_dict, load_connection
 from kubectl_machinepool.description import Selection, selected
@@ -16,7 +18,9 @@ from kubectl_machinepool.dump import read_documents
 from kubectl_machinepool.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.kube import Kube, Resource
+from kubectl_machinepool.parallel import Pending
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
+from kubectl_machinepool.providers import infra_pool
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes, group_of
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
@@ -47,8 +51,21 @@ def _template_refs(pools: Iterable[RawObject], field: str) -> dict[tuple[str, st
     return kinds
 
 
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """One LIST as it ended: the objects, or why there are none (for record() to say)."""
+
+    group: str
+    kind: str
+    consequence: str
+    objects: list[RawObject]
+    error: MachinePoolError | None = None
+
+
 class _Reads:
-    """Secondary reads: a failure (RBAC, missing CRD, a 5xx from a webhook) becomes a note."""
+    """Secondary reads, run side by side: a failure (RBAC, missing CRD, a 5xx from a webhook)
+    becomes a note. Notes are recorded in the order reads are taken, not the order they finish,
+    so the output does not depend on which server answered first."""
 
     def __init__(self, kube: Kube) -> None:
         self.kube = kube
@@ -58,7 +75,7 @@ class _Reads:
         # Reads only rules need stay silent in describe: their absence is said by the findings.
         self.quiet = False
 
-    def read(
+    def now(
         self,
         group: str,
         kind: str,
@@ -67,14 +84,16 @@ class _Reads:
         *,
         version: str | None = None,
         selector: str | None = None,
-    ) -> list[RawObject]:
+        slim: bool = False,
+    ) -> _Outcome:
         try:
             resource = self.kube.resource(group, kind, version)
+            found = self.kube.list(resource, namespace, selector, slim=slim)
         except MachinePoolError as err:
-            return self._failed(group, kind, consequence, err)
-        return self.read_resource(resource, namespace, consequence, selector=selector)
+            return _Outcome(group, kind, consequence, [], err)
+        return _Outcome(group, kind, consequence, found)
 
-    def read_resource(
+    def later_resource(
         self,
         resource: Resource,
         namespace: str | None,
@@ -82,29 +101,41 @@ class _Reads:
         *,
         selector: str | None = None,
         metadata_only: bool = False,
-    ) -> list[RawObject]:
-        try:
-            return self.kube.list(resource, namespace, selector, metadata_only=metadata_only)
-        except MachinePoolError as err:
-            return self._failed(resource.group, resource.kind, consequence, err)
+    ) -> Pending[_Outcome]:
+        def read() -> _Outcome:
+            group, kind = resource.group, resource.kind
+            try:
+                found = self.kube.list(resource, namespace, selector, metadata_only=metadata_only)
+            except MachinePoolError as err:
+                return _Outcome(group, kind, consequence, [], err)
+            return _Outcome(group, kind, consequence, found)
 
-    def _failed(
-        self, group: str, kind: str, consequence: str, err: MachinePoolError
-    ) -> list[RawObject]:
+        return Pending(read)
+
+    def record(self, outcome: _Outcome) -> list[RawObject]:
+        if outcome.error is None:
+            return outcome.objects
         if not self.quiet:
-            note = f"cannot read {kind} objects, so {consequence}: {err.message}"
+            note = f"cannot read {outcome.kind} objects, so {outcome.consequence}: "
+            note += outcome.error.message
             self.notes.append(note)
-            self.unread_notes.append((group, kind, note))
-        self.unread.append((group, kind))
+            self.unread_notes.append((outcome.group, outcome.kind, note))
+        self.unread.append((outcome.group, outcome.kind))
         return []
+
+    def take(self, pending: Iterable[Pending[_Outcome]]) -> list[RawObject]:
+        found: list[RawObject] = []
+        for one in pending:
+            found += self.record(one.result())
+        return found
 
     def kinds(
         self, kinds: dict[tuple[str, str], str | None], namespace: str | None, consequence: str
-    ) -> list[RawObject]:
-        found: list[RawObject] = []
-        for (group, kind), version in sorted(kinds.items()):
-            found += self.read(group, kind, namespace, consequence, version=version)
-        return found
+    ) -> list[Pending[_Outcome]]:
+        return [
+            Pending(partial(self.now, group, kind, namespace, consequence, version=version))
+            for (group, kind), version in sorted(kinds.items())
+        ]
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
@@ -118,7 +149,7 @@ def read_pools(kube: Kube, namespace: str | None, selector: str | None) -> Snaps
     pools = _machine_pools(kube, namespace, Selection(namespace, selector=selector))
     reads = _Reads(kube)
     refs = _template_refs(pools, "infrastructureRef")
-    infra = reads.kinds(refs, namespace, "MACHINES shows <unknown>")
+    infra = reads.take(reads.kinds(refs, namespace, "MACHINES shows <unknown>"))
     return Snapshot.of(
         [*pools, *infra], reads.notes, unread=reads.unread, unread_notes=reads.unread_notes
     )
@@ -135,20 +166,79 @@ def _machine_kinds(infra: list[RawObject]) -> set[tuple[str, str, str]]:
     return found
 
 
-def _machines(reads: _Reads, infra: list[RawObject], namespace: str | None) -> list[RawObject]:
-    """MachinePool Machines and infra machines, where an infra pool says it has them."""
-    kinds = _machine_kinds(infra)
-    if not kinds:
-        return []
-    capi = reads.kube.capi_version()
-    why = "instances show without them"
-    found = reads.read(
-        CAPI_GROUP, "Machine", namespace, why, version=capi, selector=POOL_NAME_LABEL
-    )
-    for group, version, kind in sorted(kinds):
+_MACHINES_WHY = "instances show without them"
+
+
+class _Instances:
+    """MachinePool Machines and infra machines, where an infra pool says it has them.
+
+    Only the infra pools' status says which kinds that is; waiting for it before the largest
+    LISTs start would put two server round trips in a row. So when a pool's infra kind is one
+    the provider registry knows to have MachinePool Machines, the Machines are read alongside
+    the infra pools, and that machine kind right after its infra pools in the same thread; both
+    are kept only if the infra pools as read confirm them.
+    """
+
+    def __init__(
+        self, reads: _Reads, namespace: str | None, infra_refs: dict[tuple[str, str], str | None]
+    ) -> None:
+        self.reads, self.namespace = reads, namespace
+        self.expected: dict[tuple[str, str, str], _Outcome] = {}
+        self.machines: Pending[_Outcome] | None = None
+        if any((p := infra_pool(*ref)) and p.machine_kind for ref in infra_refs):
+            self.machines = Pending(self._machines)
+        consequence = "infra pools are not shown"
+        self.infra = [
+            Pending(partial(self._infra, group, kind, consequence, version))
+            for (group, kind), version in sorted(infra_refs.items())
+        ]
+
+    def _machines(self) -> _Outcome:
+        capi = self.reads.kube.capi_version()
+        return self.reads.now(
+            CAPI_GROUP,
+            "Machine",
+            self.namespace,
+            _MACHINES_WHY,
+            version=capi,
+            selector=POOL_NAME_LABEL,
+            slim=True,
+        )
+
+    def _infra_machines(self, group: str, version: str, kind: str) -> _Outcome:
         # Core lists the machine kind in the infra pool's own API version.
-        found += reads.read(group, kind, namespace, why, version=version, selector=POOL_NAME_LABEL)
-    return found
+        return self.reads.now(
+            group,
+            kind,
+            self.namespace,
+            _MACHINES_WHY,
+            version=version,
+            selector=POOL_NAME_LABEL,
+            slim=True,
+        )
+
+    def _infra(self, group: str, kind: str, consequence: str, version: str | None) -> _Outcome:
+        outcome = self.reads.now(group, kind, self.namespace, consequence, version=version)
+        provider = infra_pool(group, kind)
+        if outcome.objects and provider and provider.machine_kind:
+            served = str(outcome.objects[0].get("apiVersion", "")).rpartition("/")[2]
+            key = (group, served, provider.machine_kind)
+            self.expected[key] = self._infra_machines(*key)
+        return outcome
+
+    def take_infra(self) -> list[RawObject]:
+        return self.reads.take(self.infra)
+
+    def take(self, infra: list[RawObject]) -> list[RawObject]:
+        """The instances' objects, after take_infra() gave the infra pools."""
+        kinds = _machine_kinds(infra)
+        if not kinds:
+            return []
+        machines = self.machines.result() if self.machines else self._machines()
+        found = self.reads.record(machines)
+        for key in sorted(kinds):
+            found += self.reads.record(self.expected.get(key) or self._infra_machines(*key))
+        return found
 
 
 def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> object:
@@ -257,60 +347,87 @@ def read_description(
     diagnosis adds what only rules need: the core controller Deployment (its version), control
     planes, Secret names in scope and the workload's bootstrap token Secret names. Every pool in
     scope is kept, selected or not, so a Node naming a pool that is not there is really orphaned.
+    After the MachinePools, every LIST runs side by side, the workload clusters' Nodes included.
     """
-    resource = Resource(CAPI_GROUP, kube.capi_version(), "MachinePool", "machinepools")
+    capi = kube.capi_version()
+    resource = Resource(CAPI_GROUP, capi, "MachinePool", "machinepools")
     every_pool = kube.list(resource, namespace)
     pools = [p for p in every_pool if selected(p, selection)]
     reads = _Reads(kube)
-    objects: list[RawObject] = list(every_pool)
     clusters = {
         (p["metadata"].get("namespace", ""), (p.get("spec") or {}).get("clusterName", ""))
         for p in pools
     }
-    cluster_objects: list[RawObject] = []
+
+    def nodes_of(key: tuple[str, str]) -> Pending[WorkloadNodes]:
+        ns, name = key
+        return Pending(
+            partial(workload_nodes, kube, ns, name, workload_kubeconfig, timeout, tokens=diagnosis)
+        )
+
+    workloads = {key: nodes_of(key) for key in sorted(clusters)}
     # A Cluster asked for by name is read even when it has no pool left: its Nodes can still
     # name pools that went (orphans), and saying so is the point of asking.
     named = selection.cluster if not (selection.names or selection.selector) else None
+    cluster_read = None
     if pools or named:
         why = "Clusters show as not readable"
-        for obj in reads.read(CAPI_GROUP, "Cluster", namespace, why, version=kube.capi_version()):
+        cluster_read = Pending(
+            partial(reads.now, CAPI_GROUP, "Cluster", namespace, why, version=capi)
+        )
+    instances = _Instances(reads, namespace, _template_refs(pools, "infrastructureRef"))
+    bootstrap = reads.kinds(
+        _template_refs(pools, "bootstrap"), namespace, "bootstrap configs are not shown"
+    )
+    extras: list[Pending[_Outcome]] = []
+    if diagnosis and (pools or named):
+        extras.append(
+            reads.later_resource(
+                DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
+            )
+        )
+        extras.append(
+            reads.later_resource(
+                SECRETS,
+                namespace,
+                "missing bootstrap data Secrets are not detected",
+                metadata_only=True,
+            )
+        )
+
+    objects: list[RawObject] = list(every_pool)
+    cluster_objects: list[RawObject] = []
+    if cluster_read is not None:
+        for obj in reads.take([cluster_read]):
             key = (obj["metadata"].get("namespace", ""), obj["metadata"].get("name"))
             if key in clusters or key[1] == named:
                 cluster_objects.append(obj)
                 clusters.add(key)
+    for key in sorted(clusters - workloads.keys()):
+        workloads[key] = nodes_of(key)
+    control_planes = []
+    if diagnosis and (pools or cluster_objects):
+        control_planes = reads.kinds(
+            _control_plane_refs(cluster_objects), namespace, "version skew is not checked"
+        )
     objects += cluster_objects
-    infra_refs = _template_refs(pools, "infrastructureRef")
-    infra = reads.kinds(infra_refs, namespace, "infra pools are not shown")
+    infra = instances.take_infra()
     objects += infra
-    bootstrap_refs = _template_refs(pools, "bootstrap")
-    objects += reads.kinds(bootstrap_refs, namespace, "bootstrap configs are not shown")
-    objects += _machines(reads, infra, namespace)
+    objects += reads.take(bootstrap)
+    objects += instances.take(infra)
     secrets_scope = None
     if diagnosis and (pools or cluster_objects):
         reads.quiet = not report_extras
-        objects += reads.kinds(
-            _control_plane_refs(cluster_objects), namespace, "version skew is not checked"
-        )
-        objects += reads.read_resource(
-            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
-        )
-        secrets = reads.read_resource(
-            SECRETS,
-            namespace,
-            "missing bootstrap data Secrets are not detected",
-            metadata_only=True,
-        )
-        objects += secrets
+        objects += reads.take(control_planes)
+        deployments, secrets = extras
+        objects += reads.take([deployments])
+        objects += reads.take([secrets])
         if ("", "Secret") not in reads.unread:
             secrets_scope = namespace or ""
-    workloads = [
-        workload_nodes(kube, ns, name, workload_kubeconfig, timeout, tokens=diagnosis)
-        for ns, name in sorted(clusters)
-    ]
     return Snapshot.of(
         objects,
         reads.notes,
-        workloads,
+        [workloads[key].result() for key in sorted(clusters)],
         reads.unread,
         secrets_scope,
         unread_notes=reads.unread_notes,

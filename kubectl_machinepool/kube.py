@@ -83,6 +83,7 @@ class Kube:
         self._client = ApiClient(connection.configuration)
         self._timeout = request_timeout
         self._resources: dict[tuple[str, str], Resource] = {}
+        self._capi_version: str | None = None
 
     @classmethod
     def connect(cls, access: AccessOptions) -> Kube:
@@ -208,11 +209,14 @@ class Kube:
         *,
         field_selector: str | None = None,
         metadata_only: bool = False,
+        slim: bool = False,
     ) -> list[RawObject]:
         """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
 
         metadata_only asks the server for PartialObjectMetadata: names and labels without the
-        data, which is all a check for Secrets needs and all it should see.
+        data, which is all a check for Secrets needs and all it should see. slim drops
+        managedFields, often a third of an object, for the per-instance kinds no rule reads
+        them of: thousands of those are what a large pool's memory is made of.
         """
         found: list[RawObject] = []
         query: dict[str, str] = {"limit": str(LIST_CHUNK)}
@@ -241,6 +245,8 @@ class Kube:
                     item.update(apiVersion=resource.api_version, kind=resource.kind)
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)
+                if slim and isinstance(meta := item.get("metadata"), dict):
+                    meta.pop("managedFields", None)
                 found.append(item)
             token = text(dig(page, "metadata", "continue"))
             if not token:
@@ -300,7 +306,13 @@ class Kube:
     # -- discovery ---------------------------------------------------------------------------
 
     def capi_version(self) -> str:
-        """The Cluster API version to read: v1beta2 (CAPI 1.11+) when served, else v1beta1."""
+        """The Cluster API version to read: v1beta2 (CAPI 1.11+) when served, else v1beta1.
+        Asked once per run."""
+        if self._capi_version is None:
+            self._capi_version = self._served_capi_version()
+        return self._capi_version
+
+    def _served_capi_version(self) -> str:
         try:
             group = self.request("GET", f"/apis/{CAPI_GROUP}")
         except NotFoundError:

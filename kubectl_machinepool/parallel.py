@@ -1,0 +1,46 @@
+"""Reads that run side by side: the API servers' time, not ours, is what a fleet-size LIST costs.
+
+Daemon threads rather than a ThreadPoolExecutor: a read blocked on a silent server (no
+--request-timeout) must not keep the process alive after Ctrl-C or an error elsewhere, and an
+executor's workers are joined at exit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+# Enough to overlap every kind of a describe and a few workload clusters; more would only
+# queue on the API server and contend for the interpreter while decoding.
+MAX_PARALLEL = 8
+_slots = threading.BoundedSemaphore(MAX_PARALLEL)
+
+
+class Pending(Generic[T]):
+    """A call running in its own thread (at most MAX_PARALLEL at once, the rest wait their turn);
+    result() waits for it and re-raises what it raised. Nothing waits for another Pending from
+    inside one: that could hold every slot."""
+
+    def __init__(self, call: Callable[[], T]) -> None:
+        self._call = call
+        self._value: tuple[T] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        with _slots:
+            try:
+                self._value = (self._call(),)
+            except BaseException as err:  # handed to the caller, who decides
+                self._error = err
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None  # the call returned: it did not raise
+        return self._value[0]
