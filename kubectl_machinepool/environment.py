@@ -110,6 +110,10 @@ class Environment(NamedTuple):
         """Every line of text output: nothing from a cluster reaches the terminal as a control."""
         self._write(text, self.stdout, nl, color)
 
+    def write(self, text: str) -> None:
+        """A piece of output, as it comes (no newline added)."""
+        self._write(text, self.stdout, False, None)
+
     def err(self, text: str) -> None:
         self._write(text, self.stderr, True, None)
 

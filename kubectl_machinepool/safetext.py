@@ -19,6 +19,8 @@ _UNSAFE = (
     "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
 )
+# What scrub() escapes: the same less the newline.
+_UNSAFE_IN_OUTPUT = _UNSAFE.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f")
 # The only escape sequences this tool writes itself: colorama's red, green, yellow and reset.
 _OWN_COLOUR = "\x1b\\[(?:0|31|32|33)m"
 
@@ -53,7 +55,7 @@ def escape(text: str) -> str:
 def scrub(text: str) -> str:
     """The last guard before a terminal, over whole output: newlines and this tool's own colour
     codes stay; any other control character that got this far is escaped."""
-    if text.isprintable():
+    if text.isprintable() or not _pattern(_UNSAFE_IN_OUTPUT).search(text):
         return text
     own = _pattern(_OWN_COLOUR)
     kept, codes = own.split(text), own.findall(text)

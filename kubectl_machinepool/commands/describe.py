@@ -77,7 +77,7 @@ def describe_command(
     from kubectl_machinepool import reading
     from kubectl_machinepool.color import Palette
     from kubectl_machinepool.render.glyphs import ASCII, UNICODE
-    from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
+    from kubectl_machinepool.render.structured import describe_stream, write_document
     from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
     loaded = flags.described(env, access, source, pools, report_extras=False)
@@ -98,7 +98,7 @@ def describe_command(
         env.out(render_tree(loaded.description, opts), nl=False, color=color)
     elif output.format != "tree":
         # Scripts get a document even when nothing matched.
-        document = describe_document(loaded.description, findings)
-        env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+        document = describe_stream(loaded.description, findings)
+        write_document(document, output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)

@@ -63,7 +63,7 @@ def diagnose_command(
         diagnosis_document,
         render_diagnosis,
     )
-    from kubectl_machinepool.render.structured import to_json, to_yaml
+    from kubectl_machinepool.render.structured import write_document
 
     loaded = flags.described(env, access, source, pools, report_extras=True)
     capi, findings = reading.judge(loaded, rules)
@@ -74,7 +74,7 @@ def diagnose_command(
             env.out(render_diagnosis(view, width=env.width), nl=False, color=color)
     else:
         document = diagnosis_document(view)
-        env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+        write_document(document, output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)
     if fail_on:

@@ -67,7 +67,7 @@ def diff_metadata_command(
     from kubectl_machinepool.propagation import propagation, sync_rules
     from kubectl_machinepool.render.glyphs import ASCII, UNICODE
     from kubectl_machinepool.render.propagation import propagation_document, render_propagation
-    from kubectl_machinepool.render.structured import to_json, to_yaml
+    from kubectl_machinepool.render.structured import write_document
     from kubectl_machinepool.snapshot import CAPI_GROUP
 
     loaded = flags.described(env, access, source, pools, report_extras=False)
@@ -90,6 +90,6 @@ def diff_metadata_command(
             env.out(text, nl=False, color=color)
     else:
         document = propagation_document(results)
-        env.out(to_json(document) if output.format == "json" else to_yaml(document), nl=False)
+        write_document(document, output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)

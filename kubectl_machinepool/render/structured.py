@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
-
-import yaml
 
 from kubectl_machinepool.conditions import Condition, Conditions
 from kubectl_machinepool.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.model import MachinePool, ObjectRef
+from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.timeutil import format_time
 
@@ -20,11 +18,20 @@ SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
 
 
 def to_json(document: Any) -> str:
-    return json.dumps(document, indent=4) + "\n"
+    parts: list[str] = []
+    write_json(document, parts.append)
+    return "".join(parts)
 
 
 def to_yaml(document: Any) -> str:
-    return yaml.safe_dump(document, sort_keys=False, default_flow_style=False)
+    parts: list[str] = []
+    write_yaml(document, parts.append)
+    return "".join(parts)
+
+
+def write_document(document: Any, output_format: str, write: Callable[[str], None]) -> None:
+    """-o json or -o yaml, in chunks (see render/streams.py)."""
+    (write_json if output_format == "json" else write_yaml)(document, write)
 
 
 # -- list: a summary per pool -----------------------------------------------------------------
@@ -144,6 +151,7 @@ def _instance(instance: Instance) -> dict[str, Any]:
 
 
 def _pool(pool: PoolDescription) -> dict[str, Any]:
+    # Instances are made one at a time as they are written: thousands of them are most of it.
     """list's summary of the pool (the same keys, so scripts can use either), plus the detail."""
     mp, counts, verdict = pool.pool, pool.counts, pool.deletion
     low, high = mp.autoscaler_bounds
@@ -176,7 +184,7 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
             "honoursDeleteAnnotation": verdict.honours_delete_annotation,
             "scaleDown": verdict.scale_down,
         },
-        "instances": [_instance(i) for i in pool.instances],
+        "instances": Stream(map(_instance, pool.instances)),
     }
 
 
@@ -212,7 +220,8 @@ def finding_doc(finding: Finding) -> dict[str, Any]:
     }
 
 
-def describe_document(description: Description, findings: Sequence[Finding] = ()) -> dict[str, Any]:
+def describe_stream(description: Description, findings: Sequence[Finding] = ()) -> dict[str, Any]:
+    """describe -o json/yaml, with each pool's instances a Stream: for write_document."""
     return {
         "apiVersion": SCHEMA_VERSION,
         "kind": "MachinePoolDescription",
@@ -221,3 +230,9 @@ def describe_document(description: Description, findings: Sequence[Finding] = ()
         "clusters": [_cluster(c) for c in description.clusters],
         "findings": [finding_doc(f) for f in findings],
     }
+
+
+def describe_document(description: Description, findings: Sequence[Finding] = ()) -> dict[str, Any]:
+    """The same, all lists."""
+    document: dict[str, Any] = materialized(describe_stream(description, findings))
+    return document

@@ -1,0 +1,104 @@
+"""JSON and YAML in chunks: the same text as the whole-document encoders, Streams or not."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.objects import NOW
+from support.scenarios import SCENARIOS
+from support.snapshots import scenario_snapshot
+
+from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.render import streams
+from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
+from kubectl_machinepool.render.structured import describe_document, describe_stream, to_json
+
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+documents = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+def _streamed(value: Any, choices: st.DataObject) -> Any:
+    """value with some of its lists (chosen by hypothesis) made Streams."""
+    if isinstance(value, dict):
+        return {k: _streamed(v, choices) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_streamed(v, choices) for v in value]
+        return Stream(items) if choices.draw(st.booleans()) else items
+    return value
+
+
+def _expected_yaml(value: Any) -> str:
+    """What PyYAML writes for the whole document, with the emitter streams.py uses (libyaml's
+    and PyYAML's own differ in corners, such as an empty key)."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(value, Dumper=dumper, sort_keys=False, default_flow_style=False, width=1 << 30)
+
+
+def _surrogates(value: Any) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in json.dumps(value, ensure_ascii=False))
+
+
+def _written(write: Any, document: Any) -> tuple[str, list[str]]:
+    pieces: list[str] = []
+    write(document, pieces.append)
+    return "".join(pieces), pieces
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents, st.data())
+def test_json_is_what_json_dumps_with_indent_writes(document: Any, choices: st.DataObject) -> None:
+    text, _ = _written(write_json, _streamed(document, choices))
+    assert text == json.dumps(document, indent=4) + "\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), documents, max_size=4), st.data())
+def test_yaml_is_what_safe_dump_writes(document: Any, choices: st.DataObject) -> None:
+    text, _ = _written(write_yaml, _streamed(document, choices))
+    assert yaml.safe_load(text) == document
+    if not _surrogates(document):  # libyaml cannot write those: that piece is PyYAML's
+        assert text == _expected_yaml(document)
+
+
+def test_a_lone_surrogate_is_escaped_not_an_error() -> None:
+    document = {"message": "bad \ud800 text", "items": Stream([{"name": "\udfff"}])}
+    text, _ = _written(write_yaml, document)
+    assert "\\uD800" in text
+    assert "\\uDFFF" in text
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_describe_streamed_in_chunks_is_the_document(
+    scenario: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(streams, "CHUNK", 512)
+    description = describe(scenario_snapshot(scenario), Selection(), NOW)
+    text, pieces = _written(write_json, describe_stream(description))
+    assert text == to_json(describe_document(description))
+    assert len(pieces) > 3
+    assert max(map(len, pieces)) < 512 + 200
+    yaml_text, _ = _written(write_yaml, describe_stream(description))
+    assert yaml_text == _expected_yaml(describe_document(description))
+
+
+def test_a_stream_is_made_only_as_it_is_written() -> None:
+    made: list[int] = []
+
+    def item(n: int) -> dict[str, int]:
+        made.append(n)
+        return {"n": n}
+
+    document = {"instances": Stream(map(item, range(3)))}
+    pieces: list[str] = []
+    write_json(document, lambda text: pieces.append(f"{len(made)}:{text}"))
+    assert made == [0, 1, 2]
+    assert materialized({"a": Stream(iter([1, Stream([2])]))}) == {"a": [1, [2]]}
