@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from typing import NoReturn
@@ -91,6 +92,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
         import colorama
 
         colorama.just_fix_windows_console()
+    # A run is short and what it holds (parsed JSON, frozen records) has no reference cycles:
+    # reference counting frees it all. The cyclic collector would only re-scan the same objects,
+    # 30-45% of the CPU of a describe of thousands of instances.
+    gc.disable()
     env = Environment.from_process()
     try:
         # Shell completion scripts name the executable; help text names the kubectl command.

@@ -35,6 +35,8 @@ def items(value: Any) -> list[dict[str, Any]]:
 
 def scalar(value: Any) -> str | None:
     """A string as it is, a number as YAML wrote it (1.30 is a float there), anything else None."""
+    if type(value) is str:  # the common case first: called for every field of every object
+        return value
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
@@ -54,6 +56,8 @@ def strings(value: Any) -> tuple[str, ...]:
 
 def text(value: Any) -> str | None:
     """A scalar as a non-empty string (YAML turns 1.30 into a float), else None."""
+    if type(value) is str:
+        return value or None
     return scalar(value) or None
 
 

@@ -3,7 +3,7 @@
 json.dumps with indent runs Python's pure encoder (several times slower than the C one) and
 returns the whole text at once; yaml.safe_dump builds a node for every value first. Here a
 document may hold Stream values (instance lists produced one at a time) and the text comes out
-in chunks of about CHUNK characters, byte for byte what json.dumps(indent=4) and
+in chunks of some PIECES pieces, byte for byte what json.dumps(indent=4) and
 yaml.safe_dump(sort_keys=False) give for the same document with the streams made lists
 (YAML without folding long strings).
 """
@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-CHUNK = 1 << 16
+# Pieces (a key, a value, punctuation) joined into one write: some tens of KiB.
+PIECES = 8192
 _END = object()
 _NO_FOLD = 1 << 30
 _Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -53,35 +54,42 @@ def materialized(value: Any) -> Any:
 
 
 class _Parts:
-    """Pieces of text, handed on whenever CHUNK characters have gathered."""
+    """Pieces of text, handed on joined once PIECES have gathered."""
 
     def __init__(self, write: Callable[[str], None]) -> None:
         self._write = write
-        self._parts: list[str] = []
-        self._size = 0
+        self.pieces: list[str] = []
 
     def add(self, text: str) -> None:
-        self._parts.append(text)
-        self._size += len(text)
-        if self._size >= CHUNK:
+        self.pieces.append(text)
+        self.spill()
+
+    def spill(self) -> None:
+        """Hand on what has gathered, if it is enough (pieces average a few characters)."""
+        if len(self.pieces) >= PIECES:
             self.flush()
 
     def flush(self) -> None:
-        if self._parts:
-            self._write("".join(self._parts))
-            self._parts.clear()
-            self._size = 0
+        if self.pieces:
+            self._write("".join(self.pieces))
+            self.pieces.clear()
+
+
+_SCALARS = {None: "null", True: "true", False: "false"}
 
 
 def write_json(document: Any, write: Callable[[str], None]) -> None:
     """json.dumps(document, indent=4) plus a newline, through write, in chunks."""
     parts = _Parts(write)
-    _json(document, "", parts.add)
+    _json(document, "", parts)
     parts.add("\n")
     parts.flush()
 
 
-def _json(value: Any, pad: str, add: Callable[[str], None]) -> None:
+def _json(value: Any, pad: str, parts: _Parts) -> None:
+    # The hot loop of -o json: appends to a local list, checks for a chunk only between the
+    # items of a list, and writes numbers and constants without calling json.
+    add = parts.pieces.append
     kind = type(value)
     if kind is str:
         add(encode_basestring_ascii(value))
@@ -92,9 +100,16 @@ def _json(value: Any, pad: str, add: Callable[[str], None]) -> None:
         inner = pad + "    "
         lead = "{\n" + inner
         for key, item in value.items():
-            add(lead + encode_basestring_ascii(key) + ": ")
+            add(lead)
+            add(encode_basestring_ascii(key))
+            add(": ")
             lead = ",\n" + inner
-            _json(item, inner, add)
+            if type(item) is str:
+                add(encode_basestring_ascii(item))
+            elif item is None or item is True or item is False:
+                add(_SCALARS[item])
+            else:
+                _json(item, inner, parts)
         add("\n" + pad + "}")
     elif kind is list or kind is Stream:
         inner = pad + "    "
@@ -102,10 +117,15 @@ def _json(value: Any, pad: str, add: Callable[[str], None]) -> None:
         for item in value:
             add(lead)
             lead = ",\n" + inner
-            _json(item, inner, add)
+            _json(item, inner, parts)
+            parts.spill()
         add("[]" if lead[0] == "[" else "\n" + pad + "]")
+    elif value is None or value is True or value is False:
+        add(_SCALARS[value])
+    elif kind is int:
+        add(int.__repr__(value))
     else:
-        add(json.dumps(value))  # numbers, booleans, null: as json writes them
+        add(json.dumps(value))  # floats (and their inf/nan) as json writes them
 
 
 def write_yaml(document: Any, write: Callable[[str], None]) -> None:
