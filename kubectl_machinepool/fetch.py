@@ -31,6 +31,16 @@ DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
 BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
 # clusterctl labels the core provider's components with this.
 CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
+# What no view or rule reads of the per-instance kinds, and most of their size: forgotten as
+# each page arrives, so memory follows what is shown. (The pools keep their managedFields:
+# rules date replica and template writes by them.)
+INSTANCE_UNUSED = (("metadata", "managedFields"),)
+NODE_UNUSED = (
+    *INSTANCE_UNUSED,
+    ("status", "images"),
+    ("status", "volumesInUse"),
+    ("status", "volumesAttached"),
+)
 # A workload cluster is secondary: without --request-timeout, do not wait for it forever.
 WORKLOAD_TIMEOUT = 10.0
 
@@ -84,11 +94,11 @@ class _Reads:
         *,
         version: str | None = None,
         selector: str | None = None,
-        slim: bool = False,
+        drop: tuple[tuple[str, str], ...] = (),
     ) -> _Outcome:
         try:
             resource = self.kube.resource(group, kind, version)
-            found = self.kube.list(resource, namespace, selector, slim=slim)
+            found = self.kube.list(resource, namespace, selector, drop=drop)
         except MachinePoolError as err:
             return _Outcome(group, kind, consequence, [], err)
         return _Outcome(group, kind, consequence, found)
@@ -202,7 +212,7 @@ class _Instances:
             _MACHINES_WHY,
             version=capi,
             selector=POOL_NAME_LABEL,
-            slim=True,
+            drop=INSTANCE_UNUSED,
         )
 
     def _infra_machines(self, group: str, version: str, kind: str) -> _Outcome:
@@ -214,7 +224,7 @@ class _Instances:
             _MACHINES_WHY,
             version=version,
             selector=POOL_NAME_LABEL,
-            slim=True,
+            drop=INSTANCE_UNUSED,
         )
 
     def _infra(self, group: str, kind: str, consequence: str, version: str | None) -> _Outcome:
@@ -277,7 +287,7 @@ def workload_kube(
     else:
         config = _secret_kubeconfig(kube, namespace, cluster)
         connection = connection_from_dict(config, f"Secret {namespace}/{cluster}-kubeconfig")
-    return Kube(connection, timeout or WORKLOAD_TIMEOUT)
+    return Kube(connection, timeout or WORKLOAD_TIMEOUT, kube.chunk_size)
 
 
 def workload_disruption(
@@ -311,7 +321,7 @@ def workload_nodes(
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override)."""
     try:
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
-            nodes = workload.list(NODES, None)
+            nodes = workload.list(NODES, None, drop=NODE_UNUSED)
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"

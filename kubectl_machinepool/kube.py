@@ -70,7 +70,9 @@ class _Call:
 class Kube:
     """A connection to one API server plus a per-run cache of API discovery."""
 
-    def __init__(self, connection: Connection, request_timeout: float | None) -> None:
+    def __init__(
+        self, connection: Connection, request_timeout: float | None, chunk_size: int = LIST_CHUNK
+    ) -> None:
         from kubernetes.client.api_client import ApiClient
 
         connection.configuration.retries = False  # fail fast and say why, like kubectl
@@ -82,12 +84,14 @@ class Kube:
         self.connection = connection
         self._client = ApiClient(connection.configuration)
         self._timeout = request_timeout
+        self.chunk_size = chunk_size
         self._resources: dict[tuple[str, str], Resource] = {}
         self._capi_version: str | None = None
 
     @classmethod
     def connect(cls, access: AccessOptions) -> Kube:
-        return cls(load_connection(access.kubeconfig, access.context), access.request_timeout)
+        connection = load_connection(access.kubeconfig, access.context)
+        return cls(connection, access.request_timeout, access.chunk_size)
 
     def __enter__(self) -> Kube:
         return self
@@ -209,17 +213,17 @@ class Kube:
         *,
         field_selector: str | None = None,
         metadata_only: bool = False,
-        slim: bool = False,
+        drop: tuple[tuple[str, str], ...] = (),
     ) -> list[RawObject]:
         """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
 
         metadata_only asks the server for PartialObjectMetadata: names and labels without the
-        data, which is all a check for Secrets needs and all it should see. slim drops
-        managedFields, often a third of an object, for the per-instance kinds no rule reads
-        them of: thousands of those are what a large pool's memory is made of.
+        data, which is all a check for Secrets needs and all it should see. drop names
+        (section, field) pairs to forget as each page arrives, such as metadata.managedFields:
+        thousands of per-instance objects are what a large pool's memory is made of.
         """
         found: list[RawObject] = []
-        query: dict[str, str] = {"limit": str(LIST_CHUNK)}
+        query: dict[str, str] = {"limit": str(self.chunk_size)} if self.chunk_size else {}
         if selector:
             query["labelSelector"] = selector
         if field_selector:
@@ -245,8 +249,9 @@ class Kube:
                     item.update(apiVersion=resource.api_version, kind=resource.kind)
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)
-                if slim and isinstance(meta := item.get("metadata"), dict):
-                    meta.pop("managedFields", None)
+                for section, field in drop:
+                    if isinstance(part := item.get(section), dict):
+                        part.pop(field, None)
                 found.append(item)
             token = text(dig(page, "metadata", "continue"))
             if not token:

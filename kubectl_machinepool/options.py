@@ -62,6 +62,8 @@ class AccessOptions:
     all_namespaces: bool = False
     selector: str | None = None
     request_timeout: float | None = None
+    # Objects per LIST page (kubectl's --chunk-size); 0 reads each list in one answer.
+    chunk_size: int = 500
 
     def scope(self, default: str | None) -> str | None:
         """The namespace to read, kubectl's way: -A means all, else -n, else the context's."""

@@ -74,6 +74,7 @@ def _access(
     all_namespaces: bool,
     selector: str | None,
     request_timeout: str,
+    chunk_size: int,
 ) -> AccessOptions:
     return AccessOptions(
         kubeconfig=kubeconfig,
@@ -82,6 +83,7 @@ def _access(
         all_namespaces=all_namespaces,
         selector=selector,
         request_timeout=parse_duration(request_timeout, "--request-timeout"),
+        chunk_size=chunk_size,
     )
 
 
@@ -122,6 +124,14 @@ access = group(
             show_default=True,
             metavar="DURATION",
             help="Time to wait for each server request (e.g. 5s, 1m); 0 waits forever",
+        ),
+        click.option(
+            "--chunk-size",
+            type=click.IntRange(min=0),
+            default=500,
+            show_default=True,
+            metavar="N",
+            help="Read large lists in pages of N objects; 0 reads each list at once",
         ),
     ],
     _access,
