@@ -83,26 +83,31 @@ class Conditions:
         return (*self.current, *self.legacy)
 
 
-def _status(value: Any) -> str:
-    # Case matters upstream too ("true" is not True); the JSON schema promises these three.
-    return value if isinstance(value, str) and value in STATUSES else "Unknown"
-
-
 def _parse(raw: Any, legacy: bool) -> tuple[Condition, ...]:
+    # Run for every condition of every object (about 20 per instance): plain strings, the
+    # shape the API server sends, take the short way; anything else goes through text().
     out = []
     for item in items(raw):
-        kind = text(item.get("type"))
-        if kind is None:
-            continue
+        kind = item.get("type")
+        if type(kind) is not str or not kind:
+            kind = text(kind)
+            if kind is None:
+                continue
+        status = item.get("status")
+        reason = item.get("reason")
+        message = item.get("message")
+        severity = item.get("severity")
         out.append(
             Condition(
-                type=kind,
-                status=_status(item.get("status")),
-                reason=text(item.get("reason")) or "",
-                message=(text(item.get("message")) or "").strip(),
-                since=parse_time(item.get("lastTransitionTime")),
-                severity=text(item.get("severity")) or "",
-                legacy=legacy,
+                kind,
+                # Case matters upstream too ("true" is not True); the JSON schema promises
+                # these three.
+                status if type(status) is str and status in STATUSES else "Unknown",
+                reason if type(reason) is str else text(reason) or "",
+                (message if type(message) is str else text(message) or "").strip(),
+                parse_time(item.get("lastTransitionTime")),
+                severity if type(severity) is str else text(severity) or "",
+                legacy,
             )
         )
     return tuple(out)

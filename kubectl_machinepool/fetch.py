@@ -31,15 +31,19 @@ DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
 BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
 # clusterctl labels the core provider's components with this.
 CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
-# What no view or rule reads of the per-instance kinds, and most of their size: forgotten as
+# What no view or rule reads of the per-instance kinds, and much of their size: forgotten as
 # each page arrives, so memory follows what is shown. (The pools keep their managedFields:
-# rules date replica and template writes by them.)
-INSTANCE_UNUSED = (("metadata", "managedFields"),)
+# rules date replica and template writes by them. A Node's kubelet version is in nodeInfo.)
+INSTANCE_UNUSED = (("metadata", "managedFields"), ("status", "nodeInfo"), ("status", "addresses"))
 NODE_UNUSED = (
-    *INSTANCE_UNUSED,
+    ("metadata", "managedFields"),
     ("status", "images"),
     ("status", "volumesInUse"),
     ("status", "volumesAttached"),
+    ("status", "capacity"),
+    ("status", "allocatable"),
+    ("status", "daemonEndpoints"),
+    ("status", "config"),
 )
 # A workload cluster is secondary: without --request-timeout, do not wait for it forever.
 WORKLOAD_TIMEOUT = 10.0

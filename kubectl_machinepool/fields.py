@@ -13,6 +13,7 @@ from typing import Any
 # What Go's strconv.Atoi accepts, in ASCII only (str.isdigit also takes "²", which int() refuses).
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,19}")
 _INT64 = range(-(2**63), 2**63)
+_STR = {str}
 
 
 def mapping(value: Any) -> dict[str, Any]:
@@ -58,6 +59,8 @@ def text(value: Any) -> str | None:
     """A scalar as a non-empty string (YAML turns 1.30 into a float), else None."""
     if type(value) is str:
         return value or None
+    if value is None:  # the other common case: a field left out
+        return None
     return scalar(value) or None
 
 
@@ -87,6 +90,8 @@ def string_map(value: Any) -> dict[str, str]:
     """Labels or annotations: entries whose key or value is not a scalar are left out."""
     if not isinstance(value, dict):
         return {}
+    if set(map(type, value.values())) <= _STR and set(map(type, value)) <= _STR:
+        return dict(value)  # what the API server sends, checked without a call per entry
     out = {}
     for key, entry in value.items():
         name, content = scalar(key), scalar(entry)
