@@ -8,7 +8,7 @@ import pytest
 from support.faultproxy import Fault, Injection, Paging, fault_proxy
 from support.management import ManagementCluster
 from support.objects import list_scenario
-from support.run import run_cli
+from support.run import run_cli, start_plugin
 
 CRD_GET = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 
@@ -64,3 +64,28 @@ def test_an_expired_continue_token_restarts_the_list(v1beta2, seeded, capsys, tm
     assert len(names) == len(
         [o for o in list_scenario("v1beta2", seeded) if o["kind"] == "MachinePool"]
     )
+
+
+def test_the_lists_after_the_pools_go_out_side_by_side(v1beta2, seeded, tmp_path) -> None:
+    """While the Cluster LIST is held unanswered, the infra pool and Machine LISTs still go
+    out: one slow kind does not hold up the others (sequential reads would send nothing more)."""
+    clusters = f"/apis/cluster.x-k8s.io/v1beta2/namespaces/{seeded}/clusters"
+    machines = f"/apis/cluster.x-k8s.io/v1beta2/namespaces/{seeded}/machines"
+    infra = f"/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/{seeded}/azuremachinepools"
+    with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
+        kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
+        proxy.arm(Injection(Fault.STALL, match=lambda s: s.path == clusters))
+        held = proxy.arrival(lambda s: s.path == clusters)
+        sent = [proxy.arrival(lambda s, p=path: s.path == p) for path in (machines, infra)]
+        args = ["describe", "vmss-workers", "-n", seeded, "--kubeconfig", str(kubeconfig)]
+        plugin = start_plugin([*args, "--request-timeout", "60s"], tmp_path)
+        try:
+            assert held.wait(30), "the Cluster LIST never came"
+            # Generous: the bound is only there so that a regression fails instead of hanging.
+            assert all(event.wait(30) for event in sent), [str(s) for s in proxy.log]
+            proxy.arm()  # let the held LIST go: its connection closes, the read is asked again
+            out, err = plugin.communicate(timeout=60)
+        finally:
+            plugin.kill()
+    assert plugin.returncode == 0, err
+    assert "MachinePool " + seeded + "/vmss-workers" in out

@@ -1,0 +1,58 @@
+"""Pending reads: results and errors come back to the caller; never more than MAX_PARALLEL run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from kubectl_machinepool import parallel
+from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.parallel import Pending
+
+
+def test_the_result_and_the_error_reach_the_caller() -> None:
+    assert Pending(lambda: 42).result() == 42
+
+    def fails() -> None:
+        raise MachinePoolError("forbidden")
+
+    with pytest.raises(MachinePoolError, match="forbidden"):
+        Pending(fails).result()
+
+
+def test_no_more_than_max_parallel_at_once() -> None:
+    lock, running, most = threading.Lock(), [0], [0]
+    go = threading.Event()
+
+    def read() -> None:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        go.wait(5)
+        with lock:
+            running[0] -= 1
+
+    pending = [Pending(read) for _ in range(parallel.MAX_PARALLEL + 4)]
+    # Wait until the slots are full, then let everything finish.
+    for _ in range(500):
+        with lock:
+            if running[0] == parallel.MAX_PARALLEL:
+                break
+        threading.Event().wait(0.01)
+    go.set()
+    for one in pending:
+        one.result()
+    assert most[0] == parallel.MAX_PARALLEL
+
+
+def test_a_read_thread_does_not_keep_the_process_alive() -> None:
+    # A read blocked on a silent server (no --request-timeout) must not hold the exit.
+    program = "import threading; from kubectl_machinepool.parallel import Pending; "
+    program += "Pending(threading.Event().wait); print('done')"
+    done = subprocess.run(
+        [sys.executable, "-c", program], check=False, capture_output=True, text=True, timeout=30
+    )
+    assert (done.returncode, done.stdout) == (0, "done\n")
