@@ -10,7 +10,10 @@ yaml.safe_dump(sort_keys=False) give for the same document with the streams made
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring_ascii
 from typing import Any
@@ -129,16 +132,128 @@ def _json(value: Any, pad: str, parts: _Parts) -> None:
 
 
 def write_yaml(document: Any, write: Callable[[str], None]) -> None:
-    """yaml.safe_dump(document, sort_keys=False), through write, in chunks: the parts holding a
-    Stream are laid out here, everything else is dumped by PyYAML one item at a time."""
+    """document as block YAML, as yaml.safe_load reads it back, through write, in chunks.
+
+    Written here, not by PyYAML: its representer makes a node of every value in Python
+    (12.6 s for a 5000-instance describe). The layout is PyYAML's (two-space indent, lists
+    not indented under their key); strings are plain where PyYAML's own resolver reads them
+    back as the same string, else single-quoted, else double-quoted with escapes for anything
+    outside printable ASCII. Long strings are not folded.
+    """
     parts = _Parts(write)
-    _yaml(document, "", "", parts.add)
+    if _nonempty(document) and isinstance(document, dict | list | Stream):
+        _block(document, "", "", parts)
+    else:
+        parts.add(_flow(document) + "\n")
     parts.flush()
 
 
+def _nonempty(value: Any) -> bool:
+    """Whether a container has anything in it; a Stream is asked by making its first item."""
+    if isinstance(value, Stream):
+        return value.peek()
+    return bool(value)
+
+
+def _block(value: Any, first: str, rest: str, parts: _Parts) -> None:
+    """A non-empty mapping or sequence, its first line after first, the others after rest."""
+    add = parts.pieces.append
+    if type(value) is dict:
+        for key, item in value.items():
+            name = _string(key) if type(key) is str else _flow(key)
+            if len(name) > _LONGEST_KEY:  # past what YAML reads as a plain key
+                parts.add(_indented(_dump({key: materialized(item)}), first, rest))
+            elif type(item) is dict and item:
+                add(first + name + ":\n")
+                _block(item, rest + "  ", rest + "  ", parts)
+            elif (type(item) is list or type(item) is Stream) and _nonempty(item):
+                add(first + name + ":\n")
+                _block(item, rest, rest, parts)  # PyYAML does not indent a list under its key
+            else:
+                add(first + name + ": " + _flow(item) + "\n")
+            first = rest
+        return
+    for item in value:
+        kind = type(item)
+        if (kind is dict or kind is list or kind is Stream) and _nonempty(item):
+            _block(item, first + "- ", rest + "  ", parts)
+        else:
+            add(first + "- " + _flow(item) + "\n")
+        first = rest
+        parts.spill()
+
+
+def _flow(value: Any) -> str:
+    """A scalar, or an empty mapping or sequence, on one line."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if value is None or value is True or value is False:
+        return _SCALARS[value]
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        return _float(value)
+    if kind is dict:
+        return "{}"
+    return "[]"  # an empty list or Stream (only those reach here)
+
+
+def _float(value: float) -> str:
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value).lower()
+    return text.replace("e", ".0e", 1) if "." not in text and "e" in text else text
+
+
+@functools.lru_cache(maxsize=8192)
+def _string(value: str) -> str:
+    if not value:
+        return "''"
+    if not _PRINTABLE_ASCII.fullmatch(value):
+        return '"' + _UNPRINTABLE.sub(_escape, value) + '"'
+    if _plain(value):
+        return value
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _plain(value: str) -> bool:
+    """Whether value, written bare, reads back as this string (PyYAML's own rules)."""
+    if value[0] == " " or value[-1] == " " or value[0] in _INDICATORS:
+        return False
+    if value[0] in "-?:" and (len(value) == 1 or value[1] == " "):
+        return False
+    if ": " in value or " #" in value or value[-1] == ":" or value.startswith(("---", "...")):
+        return False
+    resolvers = yaml.resolver.Resolver.yaml_implicit_resolvers.get(value[0], ())
+    return not any(pattern.match(value) for _, pattern in resolvers)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    code = ord(char)
+    return (
+        f"\\x{code:02X}"
+        if code <= 0xFF
+        else f"\\u{code:04X}"
+        if code <= 0xFFFF
+        else f"\\U{code:08X}"
+    )
+
+
+# Longer keys need YAML's explicit "? " form, left to PyYAML.
+_LONGEST_KEY = 1000
+_PRINTABLE_ASCII = re.compile("[\x20-\x7e]+")
+_UNPRINTABLE = re.compile('[^\x20-\x7e]|["\\\\]')
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0"}
+_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
+
+
 def _dump(value: Any) -> str:
-    # No folding of long strings: PyYAML folds at a column counted from where each piece
-    # starts, which pieces dumped apart cannot agree on; a message on one line greps better.
     try:
         return _dump_with(_Dumper, value)
     except UnicodeEncodeError:
@@ -153,53 +268,9 @@ def _dump_with(dumper: type[yaml.SafeDumper], value: Any) -> str:
     )
 
 
-def _has_stream(value: Any) -> bool:
-    if isinstance(value, Stream):
-        return True
-    if isinstance(value, dict):
-        return any(_has_stream(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_stream(v) for v in value)
-    return False
-
-
 def _indented(text: str, first: str, rest: str) -> str:
     """PyYAML's text (ending in a newline) with the first line after first, the others after
     rest; an empty line (inside a quoted scalar) stays empty, as PyYAML writes it."""
     lines = text.split("\n")
     inner = [rest + line if line else line for line in lines[1:-1]]
     return "\n".join([first + lines[0], *inner, lines[-1]])
-
-
-def _yaml(value: Any, first: str, rest: str, add: Callable[[str], None]) -> None:
-    """A mapping or sequence as block YAML: its first line after first, the others after rest."""
-    if not _has_stream(value):
-        add(_indented(_dump(value), first, rest))
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            head = _dump({key: None})
-            # A key YAML cannot write on one line ("? " form) is not worth streaming under.
-            simple = head.endswith(": null\n") and head.count("\n") == 1
-            if not (simple and _has_stream(item) and _items(item)):
-                add(_indented(_dump({key: materialized(item)}), first, rest))
-            else:
-                add(first + head.removesuffix(" null\n") + "\n")
-                # PyYAML indents a mapping under its key, not a sequence.
-                inner = rest + "  " if isinstance(item, dict) else rest
-                _yaml(item, inner, inner, add)
-            first = rest
-        return
-    for item in value:
-        if isinstance(item, dict | list | Stream) and _items(item):
-            _yaml(item, first + "- ", rest + "  ", add)
-        else:
-            add(_indented(_dump([materialized(item)]), first, rest))
-        first = rest
-
-
-def _items(value: Any) -> bool:
-    """Whether a container has anything in it; a Stream is asked by making its first item."""
-    if isinstance(value, Stream):
-        return value.peek()
-    return bool(value)
