@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
+from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
 from kubectl_machinepool.connection import connection_from_dict, load_connection
 from kubectl_machinepool.description import Selection, selected
 from kubectl_machinepool.disruption import Disruption, disruption_of
@@ -31,20 +32,6 @@ DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
 BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
 # clusterctl labels the core provider's components with this.
 CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
-# What no view or rule reads of the per-instance kinds, and much of their size: forgotten as
-# each page arrives, so memory follows what is shown. (The pools keep their managedFields:
-# rules date replica and template writes by them. A Node's kubelet version is in nodeInfo.)
-INSTANCE_UNUSED = (("metadata", "managedFields"), ("status", "nodeInfo"), ("status", "addresses"))
-NODE_UNUSED = (
-    ("metadata", "managedFields"),
-    ("status", "images"),
-    ("status", "volumesInUse"),
-    ("status", "volumesAttached"),
-    ("status", "capacity"),
-    ("status", "allocatable"),
-    ("status", "daemonEndpoints"),
-    ("status", "config"),
-)
 # A workload cluster is secondary: without --request-timeout, do not wait for it forever.
 WORKLOAD_TIMEOUT = 10.0
 
@@ -98,11 +85,11 @@ class _Reads:
         *,
         version: str | None = None,
         selector: str | None = None,
-        drop: tuple[tuple[str, str], ...] = (),
+        shape: Compactor | None = None,
     ) -> _Outcome:
         try:
             resource = self.kube.resource(group, kind, version)
-            found = self.kube.list(resource, namespace, selector, drop=drop)
+            found = self.kube.list(resource, namespace, selector, shape=shape)
         except MachinePoolError as err:
             return _Outcome(group, kind, consequence, [], err)
         return _Outcome(group, kind, consequence, found)
@@ -197,6 +184,7 @@ class _Instances:
         self, reads: _Reads, namespace: str | None, infra_refs: dict[tuple[str, str], str | None]
     ) -> None:
         self.reads, self.namespace = reads, namespace
+        self.compact = Compactor(INSTANCE_UNUSED)
         self.expected: dict[tuple[str, str, str], _Outcome] = {}
         self.machines: Pending[_Outcome] | None = None
         if any((p := infra_pool(*ref)) and p.machine_kind for ref in infra_refs):
@@ -216,7 +204,7 @@ class _Instances:
             _MACHINES_WHY,
             version=capi,
             selector=POOL_NAME_LABEL,
-            drop=INSTANCE_UNUSED,
+            shape=self.compact,
         )
 
     def _infra_machines(self, group: str, version: str, kind: str) -> _Outcome:
@@ -228,7 +216,7 @@ class _Instances:
             _MACHINES_WHY,
             version=version,
             selector=POOL_NAME_LABEL,
-            drop=INSTANCE_UNUSED,
+            shape=self.compact,
         )
 
     def _infra(self, group: str, kind: str, consequence: str, version: str | None) -> _Outcome:
@@ -325,7 +313,7 @@ def workload_nodes(
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override)."""
     try:
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
-            nodes = workload.list(NODES, None, drop=NODE_UNUSED)
+            nodes = workload.list(NODES, None, shape=Compactor(NODE_UNUSED))
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"

@@ -11,7 +11,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -213,14 +213,14 @@ class Kube:
         *,
         field_selector: str | None = None,
         metadata_only: bool = False,
-        drop: tuple[tuple[str, str], ...] = (),
+        shape: Callable[[RawObject], None] | None = None,
     ) -> list[RawObject]:
         """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
 
         metadata_only asks the server for PartialObjectMetadata: names and labels without the
-        data, which is all a check for Secrets needs and all it should see. drop names
-        (section, field) pairs to forget as each page arrives, such as metadata.managedFields:
-        thousands of per-instance objects are what a large pool's memory is made of.
+        data, which is all a check for Secrets needs and all it should see. shape is called
+        on each object as its page arrives (to forget or share parts of it): thousands of
+        per-instance objects are what a large pool's memory is made of.
         """
         found: list[RawObject] = []
         query: dict[str, str] = {"limit": str(self.chunk_size)} if self.chunk_size else {}
@@ -249,9 +249,8 @@ class Kube:
                     item.update(apiVersion=resource.api_version, kind=resource.kind)
                 item.setdefault("apiVersion", resource.api_version)
                 item.setdefault("kind", resource.kind)
-                for section, field in drop:
-                    if isinstance(part := item.get(section), dict):
-                        part.pop(field, None)
+                if shape is not None:
+                    shape(item)
                 found.append(item)
             token = text(dig(page, "metadata", "continue"))
             if not token:

@@ -1,0 +1,69 @@
+"""Objects as a LIST page gives them, made smaller: unused fields gone, equal parts shared."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
+
+
+def _machine(name: str, ready: object = "True") -> dict:
+    return {
+        "apiVersion": "cluster.x-k8s.io/v1beta2",
+        "kind": "Machine",
+        "metadata": {
+            "name": name,
+            "labels": {"cluster.x-k8s.io/pool-name": "workers"},
+            "managedFields": [{"manager": "capi"}],
+            "ownerReferences": [{"kind": "MachinePool", "name": "workers", "controller": True}],
+        },
+        "status": {
+            "conditions": [{"type": "Ready", "status": ready, "observedGeneration": 1}],
+            "deprecated": {"v1beta1": {"conditions": [{"type": "Ready", "status": "True"}]}},
+            "nodeInfo": {"kubeletVersion": "v1.33.4"},
+            "nodeRef": {"name": f"node-{name}"},
+        },
+    }
+
+
+def test_equal_parts_are_kept_once_and_read_the_same() -> None:
+    compact = Compactor(INSTANCE_UNUSED)
+    first, second = _machine("a"), _machine("b")
+    expected = [copy.deepcopy(first), copy.deepcopy(second)]
+    for obj in (first, second):
+        compact(obj)
+    for obj in expected:
+        for section, field in INSTANCE_UNUSED:
+            obj[section].pop(field, None)
+    assert [first, second] == expected
+    assert first["metadata"]["labels"] is second["metadata"]["labels"]
+    assert first["metadata"]["ownerReferences"][0] is second["metadata"]["ownerReferences"][0]
+    assert first["status"]["conditions"][0] is second["status"]["conditions"][0]
+    old = "deprecated", "v1beta1", "conditions"
+    assert first["status"][old[0]][old[1]][old[2]][0] is second["status"][old[0]][old[1]][old[2]][0]
+    assert first["status"]["nodeRef"] is not second["status"]["nodeRef"]  # not a shared part
+
+
+def test_values_equal_across_types_are_not_merged() -> None:
+    compact = Compactor(INSTANCE_UNUSED)
+    objs = [_machine("a", ready=True), _machine("b", ready=1), _machine("c", ready=1.0)]
+    for obj in objs:
+        compact(obj)
+    statuses = [obj["status"]["conditions"][0]["status"] for obj in objs]
+    assert [type(s) for s in statuses] == [bool, int, float]
+
+
+def test_nested_and_odd_shapes_are_left_alone() -> None:
+    compact = Compactor(NODE_UNUSED)
+    node = {
+        "kind": "Node",
+        "metadata": {"labels": {"a": {"nested": "x"}}, "ownerReferences": "not a list"},
+        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}, "junk"]},
+        "status": {"images": [{"names": ["x"]}], "conditions": None, "v1beta2": []},
+    }
+    before = json.dumps(node)
+    compact(node)
+    assert "images" not in node["status"]
+    node["status"]["images"] = [{"names": ["x"]}]
+    assert json.loads(before) == node
