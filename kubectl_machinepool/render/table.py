@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-
-from tabulate import DataRow, TableFormat, tabulate
+from typing import Any
 
 from kubectl_machinepool.render.wrap import visible_width
 
 SEPARATOR = "   "
 
-# kubectl's printer: left-aligned columns separated by three spaces, no rules.
-KUBECTL_TABLE = TableFormat(
-    lineabove=None,
-    linebelowheader=None,
-    linebetweenrows=None,
-    linebelow=None,
-    headerrow=None,
-    datarow=DataRow("", SEPARATOR, ""),
-    padding=0,
-    with_header_hide=None,
-)
+
+@functools.cache
+def _kubectl_table() -> Any:
+    """kubectl's printer: left-aligned columns separated by three spaces, no rules. tabulate
+    is imported here, at first need: a describe tree does not use it (it costs tens of ms)."""
+    from tabulate import DataRow, TableFormat
+
+    return TableFormat(
+        lineabove=None,
+        linebelowheader=None,
+        linebetweenrows=None,
+        linebelow=None,
+        headerrow=None,
+        datarow=DataRow("", SEPARATOR, ""),
+        padding=0,
+        with_header_hide=None,
+    )
 
 
 # A table pads every row to its widest cell: one huge value from a dump (a Node writes its own
@@ -37,10 +43,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], no_headers: boo
     if not rows:
         return ""
     # Headers go in as a data row: tabulate pads real headers by two extra spaces, kubectl doesn't.
+    from tabulate import tabulate
+
     body = list(rows) if no_headers else [list(headers), *rows]
     text = tabulate(
         body,
-        tablefmt=KUBECTL_TABLE,
+        tablefmt=_kubectl_table(),
         disable_numparse=True,
         preserve_whitespace=True,  # tree prefixes start with spaces
         colalign=("left",) * len(headers),
