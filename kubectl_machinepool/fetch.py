@@ -170,6 +170,13 @@ def _machine_kinds(infra: list[RawObject]) -> set[tuple[str, str, str]]:
 _MACHINES_WHY = "instances show without them"
 
 
+def _has_machines(group: str, kind: str) -> bool:
+    """Whether the registry expects MachinePool Machines of this infra pool kind (a kind that
+    names itself as its machine kind, as GKE's, has none)."""
+    provider = infra_pool(group, kind)
+    return bool(provider and provider.machine_kind and provider.machine_kind != kind)
+
+
 class _Instances:
     """MachinePool Machines and infra machines, where an infra pool says it has them.
 
@@ -187,7 +194,7 @@ class _Instances:
         self.compact = Compactor(INSTANCE_UNUSED)
         self.expected: dict[tuple[str, str, str], _Outcome] = {}
         self.machines: Pending[_Outcome] | None = None
-        if any((p := infra_pool(*ref)) and p.machine_kind for ref in infra_refs):
+        if any(_has_machines(*ref) for ref in infra_refs):
             self.machines = Pending(self._machines)
         consequence = "infra pools are not shown"
         self.infra = [
@@ -222,7 +229,7 @@ class _Instances:
     def _infra(self, group: str, kind: str, consequence: str, version: str | None) -> _Outcome:
         outcome = self.reads.now(group, kind, self.namespace, consequence, version=version)
         provider = infra_pool(group, kind)
-        if outcome.objects and provider and provider.machine_kind:
+        if outcome.objects and provider and provider.machine_kind and _has_machines(group, kind):
             served = str(outcome.objects[0].get("apiVersion", "")).rpartition("/")[2]
             key = (group, served, provider.machine_kind)
             self.expected[key] = self._infra_machines(*key)

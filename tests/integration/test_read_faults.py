@@ -89,3 +89,27 @@ def test_the_lists_after_the_pools_go_out_side_by_side(v1beta2, seeded, tmp_path
             plugin.kill()
     assert plugin.returncode == 0, err
     assert "MachinePool " + seeded + "/vmss-workers" in out
+
+
+def test_describe_asks_each_thing_once_and_nothing_per_object(v1beta2, seeded, capsys, tmp_path):
+    """Pages of one object each, so a pool's every instance is a page: still one LIST per kind
+    (its pages), discovery and each CRD once, no GET of a single Machine, infra machine or Node."""
+    with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
+        kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
+        proxy.arm(paging=Paging(1))
+        result = run_cli(capsys, "diagnose", "-n", seeded, "--kubeconfig", str(kubeconfig))
+        log = proxy.log
+    assert result.code in (0, 1), result.err
+    # A 429 (a fresh CRD's watch cache still filling, Retry-After 1) is asked again, rightly.
+    answered = [s for s in log if s.upstream_status != 429]
+    firsts = [(s.method, s.path, s.query) for s in answered if "continue" not in s.params]
+    assert len(firsts) == len(set(firsts)), [str(s) for s in log]
+    pages = [s for s in log if "continue" in s.params]
+    assert pages  # the paging did make several pages of some LIST
+    assert {s.path for s in pages} <= {s.path for s in log if "limit" in s.params}
+    singles = {s.path for s in log if s.method == "GET" and "limit" not in s.params}
+    expected = {
+        "/apis/cluster.x-k8s.io",  # the Cluster API version, once
+        f"/api/v1/namespaces/{seeded}/secrets/prod-kubeconfig",  # the workload's kubeconfig
+    }
+    assert singles - expected <= {p for p in singles if p.startswith(CRD_GET)}, singles
