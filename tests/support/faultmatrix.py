@@ -22,6 +22,7 @@ import signal
 import ssl
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -64,7 +65,11 @@ class Cell:
     # The command line without -n and --kubeconfig, which the worker adds.
     argv: tuple[str, ...]
     fault: Fault | None = None
+    # The faulted request's place in the clean run, for reports; which request it is, is
+    # `request`: the plugin reads several kinds side by side, so arrival order varies.
     index: int | None = None
+    # The request's label (Outcome.label) and which of the requests with that label it is.
+    request: tuple[str, int] | None = None
     # Page size the proxy asks for on namespaced lists, so that continue tokens are walked.
     paging: int | None = None
     # A read command: the worker also keeps the output of a clean run in the same namespace.
@@ -98,15 +103,18 @@ class Outcome:
 
     def generic(self, text: str) -> str:
         """Text with this run's namespace and salt replaced, comparable across namespaces."""
-        text = text.replace(self.namespace, "{ns}")
-        return text.replace(self.salt, "{salt}") if self.salt else text
+        return _generic(text, self.namespace, self.salt)
 
     def label(self, index: int) -> str:
         """`METHOD path?query` of request #index, namespace-free, continue tokens elided."""
         if index > len(self.log):
             return "<not sent>"
-        seen = self.log[index - 1]
-        return re.sub(r"continue=[^&]*", "continue=…", self.generic(f"{seen.method} {seen.target}"))
+        return generic_label(self.log[index - 1], self.namespace, self.salt)
+
+    def request(self, index: int) -> tuple[str, int]:
+        """Request #index as a cell names it: its label, and the how-manieth with that label."""
+        label = self.label(index)
+        return label, sum(1 for i in range(1, index + 1) if self.label(i) == label)
 
     @property
     def fired(self) -> Seen | None:
@@ -119,6 +127,33 @@ class Outcome:
             for s in self.log
             if changes_state(s) and s.forwarded and 200 <= (s.upstream_status or 0) < 300
         ]
+
+
+def _generic(text: str, namespace: str, salt: str) -> str:
+    text = text.replace(namespace, "{ns}")
+    return text.replace(salt, "{salt}") if salt else text
+
+
+def generic_label(seen: Seen, namespace: str, salt: str) -> str:
+    """`METHOD path?query`, namespace-free, continue tokens elided."""
+    text = _generic(f"{seen.method} {seen.target}", namespace, salt)
+    return re.sub(r"continue=[^&]*", "continue=…", text)
+
+
+def _nth(request: tuple[str, int], namespace: str, salt: str) -> Callable[[Seen], bool]:
+    """A match for the proxy: true for the occurrence-th request with this label. The proxy
+    asks it under its lock, once per arriving request until it fires."""
+    label, occurrence = request
+    count = 0
+
+    def match(seen: Seen) -> bool:
+        nonlocal count
+        if generic_label(seen, namespace, salt) != label:
+            return False
+        count += 1
+        return count == occurrence
+
+    return match
 
 
 def _namespaced(seen: Seen) -> bool:
@@ -214,7 +249,12 @@ class _Site:
         loaded = self.namespace(cell.scenario)
         argv = [*cell.argv, "-n", loaded.namespace, "--kubeconfig", str(self.kubeconfig)]
         clean_out = self._clean_output(cell, argv, loaded.namespace) if cell.read_only else None
-        injection = Injection(cell.fault, index=cell.index) if cell.fault else None
+        injection = None
+        if cell.fault and cell.request:
+            match = _nth(cell.request, loaded.namespace, loaded.salt)
+            injection = Injection(cell.fault, match=match)
+        elif cell.fault:
+            injection = Injection(cell.fault, index=cell.index)
         paging = Paging(cell.paging, _namespaced) if cell.paging else None
         self.proxy.arm(injection, paging)
         started = time.monotonic()
