@@ -74,7 +74,11 @@ class Kube:
         self, connection: Connection, request_timeout: float | None, chunk_size: int = LIST_CHUNK
     ) -> None:
         self.connection = connection
-        self._transport = Transport(connection.settings)
+        try:
+            self._transport = Transport(connection.settings)
+        except BaseException:  # an unusable proxy: no `with` will close the credentials
+            self._close_files()
+            raise
         self._timeout = request_timeout
         self.chunk_size = chunk_size
         self._resources: dict[tuple[str, str], Resource] = {}
@@ -90,6 +94,9 @@ class Kube:
 
     def __exit__(self, *exc: object) -> None:
         self._transport.close()
+        self._close_files()
+
+    def _close_files(self) -> None:
         for fd in self.connection.held_files:
             os.close(fd)
 

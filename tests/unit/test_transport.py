@@ -206,6 +206,26 @@ def test_an_unusable_proxy_url_is_a_config_error_that_keeps_its_password(
     assert "secret" not in err.value.message
 
 
+def test_an_unusable_proxy_leaves_no_credential_file_open(
+    tmp_path: Path, no_proxy_environment
+) -> None:
+    """Kube() fails before any `with` could close the in-memory client key: it closes it."""
+    import base64
+
+    data = base64.b64encode(b"-----BEGIN PRIVATE KEY-----\nNOT-A-REAL-KEY\n").decode()
+    document = _kubeconfig({"server": "https://127.0.0.1:9", "proxy-url": "ftp://127.0.0.1:9"})
+    document["users"][0]["user"] = {"client-certificate-data": data, "client-key-data": data}
+    config = tmp_path / "config"
+    config.write_text(yaml.safe_dump(document))
+    connection = load_connection(str(config), None, {"HOME": str(tmp_path)})
+    assert len(connection.held_files) == 2
+    with pytest.raises(ConfigError, match="proxy-url cannot be used"):
+        Kube(connection, 5)
+    for fd in connection.held_files:
+        with pytest.raises(OSError, match="Bad file descriptor"):
+            os.fstat(fd)
+
+
 # -- TLS ----------------------------------------------------------------------------------------
 
 
