@@ -30,7 +30,6 @@ def unreachable(where: str, err: BaseException) -> UnreachableError:
 def transport_errors(where: str) -> Iterator[None]:
     """Every transport failure as a MachinePoolError (a dropped connection: a Retry)."""
     import urllib3
-    from kubernetes.client.exceptions import ApiException
 
     try:
         yield
@@ -45,7 +44,7 @@ def transport_errors(where: str) -> Iterator[None]:
     except (urllib3.exceptions.ProtocolError, ConnectionError) as err:
         # Dropped before an answer came: a read may simply be asked again.
         raise Retry(unreachable(where, err), 0.0) from err
-    except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
+    except (urllib3.exceptions.HTTPError, OSError) as err:
         raise unreachable(where, err) from err
     except (ValueError, TypeError) as err:
         # http.client refuses header values with control characters, ssl a server name with
@@ -103,5 +102,7 @@ def retry_after(value: str | None) -> float | None:
 
 def _reason(err: BaseException) -> str:
     """The useful last part of a urllib3/ssl error, on one line."""
-    text = str(getattr(err, "reason", None) or err).strip().splitlines()[-1]
+    # Some failures carry no text at all (an empty SSLError): their kind says it then.
+    lines = str(getattr(err, "reason", None) or err).strip().splitlines() or [type(err).__name__]
+    text = lines[-1]
     return text.rsplit("] ", 1)[-1] if "[Errno" in text else text

@@ -7,8 +7,8 @@ are used (no command runs, no local file is read).
 
 Credentials never touch the disk: the CA goes into the TLS context as data, client certificates
 and keys into anonymous in-memory files (memfd) held for the connection's lifetime. The client
-library's kubeconfig loader, which writes them to temporary files that outlive a kill, is not used;
-of the library only its Configuration and transport are.
+library's kubeconfig loader, which writes them to temporary files that outlive a kill, is not used,
+nor is the rest of the library: what a connection needs is in transport.Settings.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,17 +34,20 @@ from kubectl_machinepool.kubeconfig import (
 )
 from kubectl_machinepool.kubefiles import kubeconfig_paths
 from kubectl_machinepool.timeutil import parse_time
+from kubectl_machinepool.transport import Auth, Settings
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 # Refresh an exec plugin's token this long before it expires, as client-go does.
 EXPIRY_MARGIN = timedelta(seconds=10)
+# The client's in-cluster loader reads the service account token again after this long.
+SERVICE_ACCOUNT_TOKEN_PERIOD = timedelta(minutes=1)
 
 
 @dataclass(frozen=True)
 class Connection:
     """A ready client configuration and what kubectl would print about it."""
 
-    configuration: Any  # kubernetes.client.Configuration
+    settings: Settings
     context: str | None  # None when running in-cluster
     namespace: str
     # The server URL for messages: without any user info it carried.
@@ -129,8 +132,6 @@ def _server(url: str, context: str, source: str) -> str:
 
 
 def _connect(config: Kubeconfig, context: str, *, trusted: bool) -> Connection:
-    from kubernetes.client.configuration import Configuration
-
     entry = config.contexts.get(context)
     if entry is None:
         raise ConfigError(
@@ -146,34 +147,28 @@ def _connect(config: Kubeconfig, context: str, *, trusted: bool) -> Connection:
     if not trusted:
         _refuse_unsafe(cluster, user, config.source)
     host = _server(cluster.server, context, config.source)
-    configuration = Configuration()
-    configuration.host = host
-    configuration.verify_ssl = not cluster.insecure
-    if cluster.ca_data:
-        configuration.ca_cert_data = _ca_data(cluster.ca_data)
-    elif cluster.ca_file:
-        configuration.ssl_ca_cert = cluster.ca_file
-    configuration.tls_server_name = cluster.tls_server_name
-    configuration.proxy = cluster.proxy_url
     held: list[int] = []
     try:
-        _authenticate(
-            configuration, user, cluster=cluster, context=context, source=config.source, held=held
+        auth, cert_file, key_file = _authenticate(
+            user, cluster=cluster, context=context, source=config.source, held=held
         )
     except BaseException:
         for fd in held:
             os.close(fd)
         raise
+    settings = Settings(
+        host,
+        verify=not cluster.insecure,
+        ca_data=cluster.ca_data or None,
+        ca_file=None if cluster.ca_data else cluster.ca_file,
+        cert_file=cert_file,
+        key_file=key_file,
+        tls_server_name=cluster.tls_server_name,
+        proxy_url=cluster.proxy_url,
+        auth=auth,
+    )
     namespace = entry.namespace or "default"
-    return Connection(configuration, context, namespace, host, tuple(held), user.impersonation)
-
-
-def _ca_data(data: bytes) -> str | bytes:
-    """PEM as text, DER as bytes: the forms the TLS context takes."""
-    try:
-        return data.decode("ascii")
-    except UnicodeDecodeError:
-        return data
+    return Connection(settings, context, namespace, host, tuple(held), user.impersonation)
 
 
 def _in_memory(name: str, data: bytes, held: list[int]) -> str:
@@ -204,41 +199,38 @@ def _bearer(token: str, where: str) -> str:
 
 
 def _authenticate(
-    configuration: Any,
-    user: UserEntry,
-    *,
-    cluster: ClusterEntry,
-    context: str,
-    source: str,
-    held: list[int],
-) -> None:
+    user: UserEntry, *, cluster: ClusterEntry, context: str, source: str, held: list[int]
+) -> tuple[Auth, str | None, str | None]:
+    """The Authorization header, and the client certificate's and key's paths."""
     cert: bytes | str | None = user.cert_data or user.cert_file
     key: bytes | str | None = user.key_data or user.key_file
+    auth = Auth()
     if user.exec is not None:
         status = _run_exec(user.exec, cluster, context)
         if status.token is not None:
-            configuration.api_key["BearerToken"] = _bearer(status.token, "exec plugin output")
+            refresh = None
             if status.expiry is not None:
-                configuration.refresh_api_key_hook = _refresher(user.exec, cluster, context, status)
+                refresh = _refresher(user.exec, cluster, context, status)
+            auth = Auth(_bearer(status.token, "exec plugin output"), refresh)
         else:
             cert, key = status.cert, status.key
     elif user.auth_provider is not None:
-        configuration.api_key["BearerToken"] = _auth_provider_token(user, context)
+        auth = Auth(_auth_provider_token(user, context))
     elif user.token:
-        configuration.api_key["BearerToken"] = _bearer(user.token, f'context "{context}"')
+        auth = Auth(_bearer(user.token, f'context "{context}"'))
     elif user.token_file:
-        configuration.api_key["BearerToken"] = _bearer(_read_file(user.token_file), user.token_file)
+        auth = Auth(_bearer(_read_file(user.token_file), user.token_file))
     elif user.username is not None and user.password is not None:
         import base64
 
         pair = f"{user.username}:{user.password}".encode()
-        configuration.api_key["BearerToken"] = f"Basic {base64.b64encode(pair).decode()}"
+        auth = Auth(f"Basic {base64.b64encode(pair).decode()}")
     if (cert is None) != (key is None):
         raise ConfigError(f'kubeconfig context "{context}" in {source} has a client certificate '
                           "without its key, or a key without its certificate")  # fmt: skip
-    if cert is not None and key is not None:
-        configuration.cert_file = _path_of(cert, "client-certificate", held)
-        configuration.key_file = _path_of(key, "client-key", held)
+    if cert is None or key is None:
+        return auth, None, None
+    return auth, _path_of(cert, "client-certificate", held), _path_of(key, "client-key", held)
 
 
 def _path_of(value: bytes | str, name: str, held: list[int]) -> str:
@@ -347,37 +339,58 @@ def _credential(output: bytes, plugin: ExecConfig, failed: str) -> _Credential:
     raise ConfigError(f"{failed}: the plugin gave neither a token nor a client certificate and key")
 
 
-def _refresher(plugin: ExecConfig, cluster: ClusterEntry, context: str, first: _Credential) -> Any:
-    """The client calls this before each request: run the plugin again once the token expires."""
+def _refresher(
+    plugin: ExecConfig, cluster: ClusterEntry, context: str, first: _Credential
+) -> Callable[[], str | None]:
+    """Asked before each request: runs the plugin again once the token expires."""
     state = {"expiry": first.expiry}
 
-    def refresh(configuration: Any) -> None:
+    def refresh() -> str | None:
         expiry = state["expiry"]
         if expiry is None or datetime.now(UTC) + EXPIRY_MARGIN < expiry:
-            return
+            return None
         fresh = _run_exec(plugin, cluster, context)
         if fresh.token is None:
             raise ConfigError(f'the credential plugin of context "{context}" stopped giving tokens')
-        configuration.api_key["BearerToken"] = _bearer(fresh.token, "exec plugin output")
         state["expiry"] = fresh.expiry
+        return _bearer(fresh.token, "exec plugin output")
 
     return refresh
 
 
 def _in_cluster(env: Mapping[str, str], service_account_dir: Path) -> Connection:
-    from kubernetes.client.configuration import Configuration
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.incluster_config import InClusterConfigLoader
-
-    configuration = Configuration()
-    try:
-        InClusterConfigLoader(
-            token_filename=str(service_account_dir / "token"),
-            cert_filename=str(service_account_dir / "ca.crt"),
-            environ=env,
-        ).load_and_set(configuration)
-    except ConfigException as err:
-        raise ConfigError(f"in-cluster configuration is unusable: {err}") from err
+    """The pod's service account, read as the client's InClusterConfigLoader reads it."""
+    host, port = env["KUBERNETES_SERVICE_HOST"], env["KUBERNETES_SERVICE_PORT"]
+    token = _service_account_token(service_account_dir / "token")
+    first = token()
+    ca_file = service_account_dir / "ca.crt"
+    _pod_file(ca_file, "Service certification file does not exist.", "Cert file exists but empty.")
+    server = "https://" + (f"[{host}]" if ":" in host or "%" in host else host) + f":{port}"
+    settings = Settings(server, ca_file=str(ca_file), auth=Auth(first, token))
     ns_file = service_account_dir / "namespace"
     namespace = ns_file.read_text().strip() if ns_file.is_file() else "default"
-    return Connection(configuration, None, namespace or "default", configuration.host)
+    return Connection(settings, None, namespace or "default", server)
+
+
+def _service_account_token(path: Path) -> Callable[[], str | None]:
+    """The token, read again once a minute has passed: the kubelet rotates it."""
+    due = [datetime.min.replace(tzinfo=UTC)]
+
+    def read() -> str | None:
+        if datetime.now(UTC) < due[0]:
+            return None
+        token = _pod_file(
+            path, "Service token file does not exist.", "Token file exists but empty."
+        )
+        due[0] = datetime.now(UTC) + SERVICE_ACCOUNT_TOKEN_PERIOD
+        return f"bearer {token}"
+
+    return read
+
+
+def _pod_file(path: Path, missing: str, empty: str) -> str:
+    content = _read_file(str(path)) if path.is_file() else None
+    if not content:
+        why = missing if content is None else empty
+        raise ConfigError(f"in-cluster configuration is unusable: {why}")
+    return content

@@ -1,8 +1,8 @@
-"""The only module that imports the Kubernetes client: transport and API discovery.
+"""Requests and API discovery: what the API server is asked, over transport.py.
 
-It speaks raw JSON over the client's REST layer (no typed models, which cost seconds to import
-and reject unknown fields), lists in chunks, and translates every transport or API failure into a
-MachinePoolError. What to read is fetch.py's business; both return plain data.
+It speaks raw JSON (no typed models: the Kubernetes client is not used at all, its import alone
+costs more than a fleet's describe), lists in chunks, and translates every transport or API
+failure into a MachinePoolError. What to read is fetch.py's business; both return plain data.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import warnings
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.kubewatch import WATCH_SLACK, WATCH_WINDOW, Watch, stream_lines, watch
 from kubectl_machinepool.options import AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
+from kubectl_machinepool.transport import Timeout, Transport
 
 LIST_CHUNK = 500
 # Retries of one read: after a dropped connection, or when the server says when to ask again.
@@ -73,16 +73,12 @@ class Kube:
     def __init__(
         self, connection: Connection, request_timeout: float | None, chunk_size: int = LIST_CHUNK
     ) -> None:
-        from kubernetes.client.api_client import ApiClient
-
-        connection.configuration.retries = False  # fail fast and say why, like kubectl
-        if not connection.configuration.verify_ssl:
-            # The user chose insecure-skip-tls-verify; kubectl does not nag about it either.
-            import urllib3
-
-            warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
         self.connection = connection
-        self._client = ApiClient(connection.configuration)
+        try:
+            self._transport = Transport(connection.settings)
+        except BaseException:  # an unusable proxy: no `with` will close the credentials
+            self._close_files()
+            raise
         self._timeout = request_timeout
         self.chunk_size = chunk_size
         self._resources: dict[tuple[str, str], Resource] = {}
@@ -97,7 +93,10 @@ class Kube:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._client.close()
+        self._transport.close()
+        self._close_files()
+
+    def _close_files(self) -> None:
         for fd in self.connection.held_files:
             os.close(fd)
 
@@ -152,24 +151,17 @@ class Kube:
             raise Retry(error, wait)
         raise error
 
-    def _open(self, call: _Call, timeout: float | tuple[float | None, float] | None) -> Any:
+    def _open(self, call: _Call, timeout: Timeout) -> Any:
         """Send the request; the answer (a urllib3 response) is left unread."""
         import urllib3
 
         url_path = call.path + ("?" + urlencode(call.query) if call.query else "")
-        header_params = {"Accept": call.accept}
+        headers = urllib3.HTTPHeaderDict({"Accept": call.accept})
         if call.body is not None:
-            header_params["Content-Type"] = call.content_type
-        _, url, plain_headers, _, _ = self._client.param_serialize(
-            call.method, url_path, header_params=header_params, auth_settings=["BearerToken"]
-        )
-        headers = urllib3.HTTPHeaderDict(plain_headers)
+            headers["Content-Type"] = call.content_type
         for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
             headers.add(name, value)
-        answer = self._client.call_api(
-            call.method, url, headers, call.body, _request_timeout=timeout
-        )
-        return answer.response
+        return self._transport.open(call.method, url_path, headers, call.body, timeout)
 
     def _body(self, response: Any, timeout: float | None) -> bytes:
         """The answer, read in pieces: never more than MAX_ANSWER bytes, nor past the request

@@ -1,4 +1,4 @@
-"""Kubeconfig resolution follows kubectl; the real kubernetes client loader, no cluster needed."""
+"""Kubeconfig resolution follows kubectl, into transport.Settings; no cluster needed."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_first_file_sets_current_context_like_kubectl(tmp_path: Path) -> None:
     conn = load_connection(None, None, env_with(tmp_path, KUBECONFIG=f"{a}{os.pathsep}{b}"))
     assert (conn.context, conn.server) == ("ctx-a", "https://a.example:6443")
     # The first file's token: users merge first-wins too.
-    assert conn.configuration.api_key["BearerToken"] == "Bearer token-of-a"
+    assert conn.settings.auth.header() == "Bearer token-of-a"
 
 
 def test_later_file_sets_current_context_when_earlier_ones_do_not(tmp_path: Path) -> None:
@@ -137,7 +137,7 @@ def test_in_cluster_only_without_any_kubeconfig(tmp_path: Path) -> None:
         "https://10.0.0.1:443",
         "capi-system",
     )
-    assert conn.configuration.api_key["BearerToken"].lower() == "bearer sa-token"
+    assert conn.settings.auth.header() == "bearer sa-token"
 
 
 def test_kubeconfig_wins_over_pod_environment(tmp_path: Path) -> None:
@@ -362,7 +362,7 @@ def test_a_token_ending_in_a_newline_is_used_without_it() -> None:
 
     document = yaml.safe_load(_secret_yaml("u", '{token: "s3cr3t-token\\n"}'))
     conn = connection_from_dict(document, "Secret ns/w-kubeconfig")
-    assert conn.configuration.api_key["BearerToken"] == "Bearer s3cr3t-token"
+    assert conn.settings.auth.header() == "Bearer s3cr3t-token"
 
 
 @pytest.mark.parametrize("token", ["abc\ndef", "abc def", "abc\x1b[2Jdef", ""])
@@ -383,7 +383,7 @@ def test_a_password_in_the_server_url_is_never_kept() -> None:
     document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
     document["clusters"][0]["cluster"]["server"] = "https://admin:hunter2@w.example:6443/"
     conn = connection_from_dict(document, "Secret ns/w-kubeconfig")
-    assert conn.server == conn.configuration.host == "https://w.example:6443"
+    assert conn.server == conn.settings.host == "https://w.example:6443"
 
 
 def test_inline_key_data_never_becomes_a_file(tmp_path: Path, monkeypatch) -> None:
@@ -404,9 +404,9 @@ def test_inline_key_data_never_becomes_a_file(tmp_path: Path, monkeypatch) -> No
     conn = load_connection(str(path), None, env_with(tmp_path))
     try:
         assert list(temp.iterdir()) == []
-        assert conn.configuration.key_file.startswith("/proc/self/fd/")
-        assert Path(conn.configuration.key_file).read_bytes().startswith(b"-----BEGIN PRIVATE")
-        assert conn.configuration.ssl_ca_cert is None
+        assert conn.settings.key_file.startswith("/proc/self/fd/")
+        assert Path(conn.settings.key_file).read_bytes().startswith(b"-----BEGIN PRIVATE")
+        assert (conn.settings.ca_file, conn.settings.ca_data) == (None, base64.b64decode(key))
     finally:
         for fd in conn.held_files:
             os.close(fd)

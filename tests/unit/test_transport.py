@@ -1,0 +1,360 @@
+"""Our transport over urllib3 (transport.py) decides what the Kubernetes client 37 decided: which
+proxy, which credentials on each request, which TLS checks. Against loopback HTTP(S) servers
+that record what reached them; no API server is needed.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import ssl
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+from support.pki import CertificateAuthority
+
+from kubectl_machinepool import connection as connection_module
+from kubectl_machinepool.connection import Connection, load_connection
+from kubectl_machinepool.errors import ConfigError, UnreachableError
+from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.transport import USER_AGENT, Auth, Settings, bypassed
+
+REPO = Path(__file__).resolve().parents[2]
+GROUP = {"kind": "APIGroup", "versions": [{"version": "v1beta2"}]}
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+@dataclass
+class Recorder:
+    """Answers every request with {} (or its path's answer) and keeps what it was sent."""
+
+    url: str = ""
+    answers: dict[str, object] = field(default_factory=dict)
+    seen: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+
+    def targets(self) -> list[str]:
+        return [target for target, _ in self.seen]
+
+    def headers(self, name: str) -> list[list[str]]:
+        return [[v for k, v in headers if k.lower() == name.lower()] for _, headers in self.seen]
+
+
+def _serve(context: ssl.SSLContext | None = None) -> Iterator[Recorder]:
+    recorder = Recorder()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            recorder.seen.append((self.path, list(self.headers.items())))
+            path = self.path.split("://")[-1].partition("?")[0]
+            path = path if path.startswith("/") else "/" + path.partition("/")[2]
+            known = path in recorder.answers
+            body = json.dumps(recorder.answers.get(path, {"kind": "Status"})).encode()
+            self.send_response(200 if known or not recorder.answers else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if context is not None:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    scheme = "https" if context else "http"
+    recorder.url = f"{scheme}://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield recorder
+    server.shutdown()
+    server.server_close()
+    thread.join(10)
+
+
+@pytest.fixture
+def server() -> Iterator[Recorder]:
+    yield from _serve()
+
+
+@pytest.fixture
+def proxy() -> Iterator[Recorder]:
+    """A forward proxy that answers for every server itself."""
+    yield from _serve()
+
+
+@pytest.fixture
+def no_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    return monkeypatch
+
+
+def get(settings: Settings, headers: tuple[tuple[str, str], ...] = ()) -> dict:
+    with Kube(Connection(settings, "x", "default", settings.host, headers=headers), 5) as kube:
+        return kube.request("GET", "/apis/x")
+
+
+def test_each_request_asks_for_the_credentials_of_the_moment(server, no_proxy_environment) -> None:
+    """An exec plugin's token expires mid-run: the refresh hook is asked before every request."""
+    fresh = iter([None, "Bearer second"])
+    auth = Auth("Bearer first", lambda: next(fresh))
+    impersonation = (("Impersonate-User", "jane"), ("Impersonate-Group", "a"))
+    impersonation += (("Impersonate-Group", "b"),)
+    with Kube(Connection(Settings(server.url, auth=auth), "x", "d", server.url, (), impersonation), 5) as kube:  # fmt: skip
+        kube.request("GET", "/apis/x")
+        kube.request("GET", "/apis/x", {"limit": "2"})
+    assert server.targets() == ["/apis/x", "/apis/x?limit=2"]
+    assert server.headers("Authorization") == [["Bearer first"], ["Bearer second"]]
+    assert server.headers("Impersonate-Group") == [["a", "b"], ["a", "b"]]
+    assert server.headers("User-Agent") == [[USER_AGENT], [USER_AGENT]]
+
+
+def test_no_credentials_no_authorization_header(server, no_proxy_environment) -> None:
+    get(Settings(server.url))
+    assert server.headers("Authorization") == [[]]
+
+
+def test_the_environment_proxy_is_used_unless_no_proxy_exempts_the_server(
+    server, proxy, no_proxy_environment
+) -> None:
+    no_proxy_environment.setenv("HTTP_PROXY", proxy.url)
+    get(Settings(server.url))
+    assert (proxy.targets(), server.targets()) == ([server.url + "/apis/x"], [])
+    no_proxy_environment.setenv("NO_PROXY", "example.com, 127.0.0.0/8")
+    get(Settings(server.url))
+    assert (len(proxy.seen), server.targets()) == (1, ["/apis/x"])
+
+
+def test_only_the_proxy_for_the_servers_scheme_applies(server, no_proxy_environment) -> None:
+    no_proxy_environment.setenv("HTTPS_PROXY", "http://127.0.0.1:9")  # would refuse
+    get(Settings(server.url))
+    assert server.targets() == ["/apis/x"]
+
+
+def test_the_kubeconfig_proxy_url_wins_over_the_environment(
+    tmp_path: Path, server, proxy, no_proxy_environment
+) -> None:
+    no_proxy_environment.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # would refuse
+    config = tmp_path / "config"
+    cluster = {"server": server.url, "proxy-url": proxy.url}
+    config.write_text(yaml.safe_dump(_kubeconfig(cluster)))
+    connection = load_connection(str(config), None, {"HOME": str(tmp_path)})
+    with Kube(connection, 5) as kube:
+        kube.request("GET", "/apis/x")
+    assert (proxy.targets(), server.targets()) == ([server.url + "/apis/x"], [])
+
+
+def _kubeconfig(cluster: dict) -> dict:
+    return {
+        "clusters": [{"name": "c", "cluster": cluster}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "x",
+    }
+
+
+@pytest.mark.parametrize(
+    ("url", "no_proxy", "exempt"),
+    [
+        ("https://api.example.com:6443", "*", True),
+        ("https://api.example.com:6443", "example.com", True),
+        ("https://api.example.com:6443", ".example.com", True),
+        ("https://api.example.com:6443", "api.example.com:6443", True),
+        ("https://api.example.com:6443", "ample.com", False),
+        ("https://api.example.com:6443", "other.org,,", False),
+        ("https://10.1.2.3:6443", "10.0.0.0/8", True),
+        ("https://10.1.2.3:6443", "10.1.2.3", True),
+        ("https://11.1.2.3:6443", "10.0.0.0/8", False),
+        ("https://[fd00::1]:6443", "fd00::/8", True),
+        ("https://[fd00::1]:6443", "", False),
+    ],
+)
+def test_no_proxy_rules(url: str, no_proxy: str, exempt: bool) -> None:
+    assert bypassed(url, no_proxy) is exempt
+
+
+def test_a_socks_proxy_without_pysocks_is_a_config_error(no_proxy_environment) -> None:
+    try:
+        import socks  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("PySocks is installed here")
+    settings = Settings("https://127.0.0.1:9", proxy_url="socks5://u:secret@127.0.0.1:9")
+    with pytest.raises(ConfigError, match="socks5 proxy needs the PySocks package") as err:
+        get(settings)
+    assert "secret" not in err.value.message
+
+
+def test_an_unusable_proxy_url_is_a_config_error_that_keeps_its_password(
+    no_proxy_environment,
+) -> None:
+    settings = Settings("https://127.0.0.1:9", proxy_url="ftp://u:secret@127.0.0.1:9")
+    with pytest.raises(ConfigError, match="proxy-url cannot be used") as err:
+        get(settings)
+    assert "secret" not in err.value.message
+
+
+def test_an_unusable_proxy_leaves_no_credential_file_open(
+    tmp_path: Path, no_proxy_environment
+) -> None:
+    """Kube() fails before any `with` could close the in-memory client key: it closes it."""
+    import base64
+
+    data = base64.b64encode(b"-----BEGIN PRIVATE KEY-----\nNOT-A-REAL-KEY\n").decode()
+    document = _kubeconfig({"server": "https://127.0.0.1:9", "proxy-url": "ftp://127.0.0.1:9"})
+    document["users"][0]["user"] = {"client-certificate-data": data, "client-key-data": data}
+    config = tmp_path / "config"
+    config.write_text(yaml.safe_dump(document))
+    connection = load_connection(str(config), None, {"HOME": str(tmp_path)})
+    assert len(connection.held_files) == 2
+    with pytest.raises(ConfigError, match="proxy-url cannot be used"):
+        Kube(connection, 5)
+    for fd in connection.held_files:
+        with pytest.raises(OSError, match="Bad file descriptor"):
+            os.fstat(fd)
+
+
+# -- TLS ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def authority() -> CertificateAuthority:
+    return CertificateAuthority("transport-test-ca")
+
+
+@pytest.fixture
+def tls_server(authority: CertificateAuthority, tmp_path: Path) -> Iterator[Recorder]:
+    """Serves a certificate for api.internal only, never for the address it listens on."""
+    issued = authority.issue("api", server_names=("api.internal",))
+    (tmp_path / "server.crt").write_bytes(issued.cert)
+    (tmp_path / "server.key").write_bytes(issued.key)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "server.crt", tmp_path / "server.key")
+    yield from _serve(context)
+
+
+def test_tls_server_name_is_what_the_certificate_is_checked_against(
+    tls_server, authority, no_proxy_environment
+) -> None:
+    pem = authority.pem
+    get(Settings(tls_server.url, ca_data=pem, tls_server_name="api.internal"))
+    assert tls_server.targets() == ["/apis/x"]
+    with pytest.raises(UnreachableError, match="certificate verify failed"):
+        get(Settings(tls_server.url, ca_data=pem))
+
+
+def test_a_der_ca_and_a_ca_file_verify_as_pem_data_does(
+    tls_server, authority, tmp_path, no_proxy_environment
+) -> None:
+    der = ssl.PEM_cert_to_DER_cert(authority.pem.decode())
+    get(Settings(tls_server.url, ca_data=der, tls_server_name="api.internal"))
+    (tmp_path / "ca.crt").write_bytes(authority.pem)
+    get(Settings(tls_server.url, ca_file=str(tmp_path / "ca.crt"), tls_server_name="api.internal"))
+    assert len(tls_server.seen) == 2
+
+
+def test_verification_is_on_unless_skipped(tls_server, no_proxy_environment) -> None:
+    with pytest.raises(UnreachableError, match="certificate verify failed"):
+        get(Settings(tls_server.url))
+    get(Settings(tls_server.url, verify=False))
+    assert tls_server.targets() == ["/apis/x"]
+
+
+# -- in-cluster ---------------------------------------------------------------------------------
+
+
+def service_account(tmp_path: Path) -> Path:
+    sa = tmp_path / "sa"
+    sa.mkdir()
+    (sa / "token").write_text("first")
+    (sa / "ca.crt").write_text("a CA")
+    return sa
+
+
+def pod(host: str = "10.0.0.1") -> dict[str, str]:
+    return {"KUBERNETES_SERVICE_HOST": host, "KUBERNETES_SERVICE_PORT": "443"}
+
+
+def test_the_service_account_token_is_read_again_once_its_minute_is_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sa = service_account(tmp_path)
+    auth = load_connection(None, None, pod(), service_account_dir=sa).settings.auth
+    (sa / "token").write_text("second")
+    assert auth.header() == "bearer first"  # within the minute
+    monkeypatch.setattr(connection_module, "SERVICE_ACCOUNT_TOKEN_PERIOD", timedelta(0))
+    auth = load_connection(None, None, pod(), service_account_dir=sa).settings.auth
+    (sa / "token").write_text("third")
+    assert auth.header() == "bearer third"
+
+
+def test_an_ipv6_service_host_is_bracketed(tmp_path: Path) -> None:
+    conn = load_connection(
+        None, None, pod("fd00::1"), service_account_dir=service_account(tmp_path)
+    )
+    assert conn.server == conn.settings.host == "https://[fd00::1]:443"
+    assert conn.settings.ca_file == str(tmp_path / "sa" / "ca.crt")
+    assert conn.settings.verify
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        ("token", None, "Service token file does not exist."),
+        ("token", "", "Token file exists but empty."),
+        ("ca.crt", None, "Service certification file does not exist."),
+        ("ca.crt", "", "Cert file exists but empty."),
+    ],
+)
+def test_an_unusable_service_account(tmp_path: Path, name: str, content, said: str) -> None:
+    sa = service_account(tmp_path)
+    if content is None:
+        (sa / name).unlink()
+    else:
+        (sa / name).write_text(content)
+    with pytest.raises(ConfigError) as err:
+        load_connection(None, None, pod(), service_account_dir=sa)
+    assert err.value.message == f"in-cluster configuration is unusable: {said}"
+
+
+# -- what a run imports -------------------------------------------------------------------------
+
+
+def test_a_describe_against_a_server_never_imports_the_kubernetes_client(
+    tmp_path: Path, server
+) -> None:
+    """The client's import alone cost a fifth of a second and 28 MB per run."""
+    server.answers["/apis/cluster.x-k8s.io"] = GROUP
+    config = tmp_path / "config"
+    config.write_text(yaml.safe_dump(_kubeconfig({"server": server.url})))
+    probe = (
+        "import json, sys\n"
+        "from kubectl_machinepool.cli import main\n"
+        f"try:\n    main(['describe', '--kubeconfig', {str(config)!r}, '-n', 'ns', 'pool'])\n"
+        "except SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes')))\n"
+    )
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**env, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout.splitlines()[-1:] == ["[]"], done.stderr
+    assert "/apis/cluster.x-k8s.io" in server.targets()
+    assert len(server.seen) > 1, done.stderr  # describe went on to read the pool
