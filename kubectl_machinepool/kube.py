@@ -25,16 +25,19 @@ from kubectl_machinepool.errors import (
 )
 from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.kubewatch import WATCH_SLACK, WATCH_WINDOW, Watch, stream_lines, watch
-from kubectl_machinepool.options import AccessOptions
+from kubectl_machinepool.liststream import NotAList, read_list
+from kubectl_machinepool.options import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 from kubectl_machinepool.transport import Timeout, Transport
 
-LIST_CHUNK = 500
 # Retries of one read: after a dropped connection, or when the server says when to ask again.
 READ_RETRIES = 3
-# No answer is read beyond this: a hostile or broken server must not exhaust memory. A page of
-# LIST_CHUNK Machines is a few MiB.
+# No answer (and no object of a list answer) is read beyond this: a hostile or broken server
+# must not exhaust memory.
 MAX_ANSWER = 64 << 20
+# A list answer is walked as it arrives and not held whole (liststream.py); 5000 real Nodes,
+# whose image lists are most of them, come to about 100 MiB.
+MAX_LIST_ANSWER = 256 << 20
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
@@ -71,7 +74,7 @@ class Kube:
     """A connection to one API server plus a per-run cache of API discovery."""
 
     def __init__(
-        self, connection: Connection, request_timeout: float | None, chunk_size: int = LIST_CHUNK
+        self, connection: Connection, request_timeout: float | None, chunk_size: int = CHUNK_SIZE
     ) -> None:
         self.connection = connection
         try:
@@ -122,25 +125,32 @@ class Kube:
         body: dict[str, Any] | None = None,
         content_type: str = "application/json",
         timeout: float | None = None,
+        items: Callable[[], Callable[[Any], None]] | None = None,
     ) -> dict[str, Any]:
         """One API call; timeout, when given, replaces the connection's own. Reads are
         retried as client-go retries them: after a dropped connection and when the server asks
         for it (429/5xx with Retry-After). Writes never are: whether a write took effect is for
-        the caller to find out."""
+        the caller to find out. With items, a list answer's elements go one by one, as they
+        arrive, to the sink items() gives for each attempt, and the rest comes back."""
         call = _Call(method, path, query, accept, body, content_type)
         for attempt in range(READ_RETRIES + 1):
             try:
-                return self._request(call, self._timeout if timeout is None else timeout)
+                sink = items() if items is not None else None
+                return self._request(call, self._timeout if timeout is None else timeout, sink)
             except Retry as retry:
                 if method != "GET" or attempt == READ_RETRIES or retry.after is None:
                     raise retry.error from retry.__cause__
                 time.sleep(retry.after)
         raise AssertionError("unreachable")  # the loop always returns or raises
 
-    def _request(self, call: _Call, timeout: float | None) -> dict[str, Any]:
+    def _request(
+        self, call: _Call, timeout: float | None, item: Callable[[Any], None] | None = None
+    ) -> dict[str, Any]:
         with transport_errors(self.where):
             response = self._open(call, timeout)
             status = response.status
+            if item is not None and 200 <= status < 300:
+                return self._listed(response, timeout, item, call.path)
             data = self._body(response, timeout)
             asked_to_wait = response.headers.get("Retry-After")
         if 200 <= status < 300:
@@ -184,17 +194,48 @@ class Kube:
             response.release_conn()
         return bytes(answer)
 
+    def _listed(
+        self, response: Any, timeout: float | None, item: Callable[[Any], None], path: str
+    ) -> dict[str, Any]:
+        """A list answer walked as it arrives (liststream.py): the bounds of _body, but on the
+        whole answer MAX_LIST_ANSWER, and MAX_ANSWER on each object in it."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+
+        def chunks() -> Iterator[bytes]:
+            total = 0
+            while chunk := response.read1(1 << 20):
+                total += len(chunk)
+                if total > MAX_LIST_ANSWER:
+                    raise ClusterAccessError(
+                        f"the API server of {self.where} sent a list answer larger than "
+                        f"{MAX_LIST_ANSWER >> 20} MiB",
+                        hint="narrow the scope with -n or -l, or lower --chunk-size",
+                    )
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError("the answer took longer than the request timeout")
+                yield chunk
+
+        try:
+            return read_list(chunks(), item, MAX_ANSWER)
+        except NotAList:
+            raise self._not_kubernetes(path) from None
+        finally:
+            response.release_conn()
+
+    def _not_kubernetes(self, path: str) -> ClusterAccessError:
+        # A login page or proxy answering in place of the API server, typically.
+        return ClusterAccessError(
+            f"the server of {self.where} did not answer {path} like a Kubernetes API server",
+            hint="check the server address and any proxy in between",
+        )
+
     def _document(self, body: bytes, path: str) -> dict[str, Any]:
         try:
             document = json.loads(body)
         except (ValueError, RecursionError):
             document = None
         if not isinstance(document, dict):
-            # A login page or proxy answering in place of the API server, typically.
-            raise ClusterAccessError(
-                f"the server of {self.where} did not answer {path} like a Kubernetes API server",
-                hint="check the server address and any proxy in between",
-            )
+            raise self._not_kubernetes(path)
         return document
 
     def list(
@@ -221,9 +262,27 @@ class Kube:
         if field_selector:
             query["fieldSelector"] = field_selector
         accept = METADATA_ONLY if metadata_only else "application/json"
+        page: list[RawObject] = []
+
+        def keep(item: Any) -> None:
+            if not isinstance(item, dict):
+                return
+            # List items come without TypeMeta; keep them shaped like `kubectl get -o yaml`.
+            if metadata_only:
+                item.update(apiVersion=resource.api_version, kind=resource.kind)
+            item.setdefault("apiVersion", resource.api_version)
+            item.setdefault("kind", resource.kind)
+            if shape is not None:
+                shape(item)
+            page.append(item)
+
+        def sink() -> Callable[[Any], None]:
+            page.clear()  # a retried page starts again
+            return keep
+
         while True:
             try:
-                page = self.request("GET", resource.path(namespace), query, accept)
+                rest = self.request("GET", resource.path(namespace), query, accept, items=sink)
             except MachinePoolError as err:
                 if err.status != 410 or "continue" not in query or "limit" not in query:
                     raise
@@ -233,18 +292,8 @@ class Kube:
                 query.pop("continue")
                 query.pop("limit")
                 continue
-            for item in page.get("items") or []:
-                if not isinstance(item, dict):
-                    continue
-                # List items come without TypeMeta; keep them shaped like `kubectl get -o yaml`.
-                if metadata_only:
-                    item.update(apiVersion=resource.api_version, kind=resource.kind)
-                item.setdefault("apiVersion", resource.api_version)
-                item.setdefault("kind", resource.kind)
-                if shape is not None:
-                    shape(item)
-                found.append(item)
-            token = text(dig(page, "metadata", "continue"))
+            found += page
+            token = text(dig(rest, "metadata", "continue"))
             if not token:
                 return found
             query["continue"] = token

@@ -17,6 +17,7 @@ import click
 from kubectl_machinepool import suggest
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.options import (
+    CHUNK_SIZE,
     AccessOptions,
     OutputOptions,
     PoolScope,
@@ -128,7 +129,7 @@ access = group(
         click.option(
             "--chunk-size",
             type=click.IntRange(min=0),
-            default=500,
+            default=CHUNK_SIZE,
             show_default=True,
             metavar="N",
             help="Read large lists in pages of N objects; 0 reads each list at once",

@@ -1,0 +1,146 @@
+"""A LIST answer read item by item as its bytes arrive, never held whole.
+
+json.loads needs the whole answer, and makes every object of it before the first can be made
+smaller (compact.py): a list of 5000 Machines read in one answer peaked at more than twice the
+memory the pool needs. Here the answer's top-level object is walked key by key, in whatever order
+the server wrote them (custom resources sort them: "items" before "metadata"); each element of
+"items" is decoded by the C scanner as soon as its text is complete and handed on at once.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+_SPACE = " \t\n\r"
+_AFTER_NUMBER = ",]}" + _SPACE
+_DECODE = json.JSONDecoder().raw_decode
+
+
+class NotAList(ValueError):
+    """The answer is not a JSON object, or not valid JSON."""
+
+
+class _Text:
+    """The answer decoded so far, and a position in it; reads on when a value runs past it."""
+
+    def __init__(self, chunks: Iterator[bytes], largest: int) -> None:
+        self._chunks = chunks
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._largest = largest
+        self.buf = ""
+        self.pos = 0
+        self.done = False
+
+    def more(self, at_least: int = 0) -> bool:
+        """Read the next chunk, and on until at_least characters are unread; False at the end
+        of the answer."""
+        if self.done:
+            return False
+        pieces = [self.buf[self.pos :]]  # what is read is forgotten: the buffer stays small
+        unread = len(pieces[0])
+        self.pos = 0
+        try:
+            while True:
+                chunk = next(self._chunks, None)
+                try:
+                    piece = self._decoder.decode(chunk or b"", final=chunk is None)
+                except UnicodeDecodeError as err:
+                    raise NotAList("the answer is not UTF-8") from err
+                pieces.append(piece)
+                unread += len(piece)
+                if unread > self._largest:
+                    raise NotAList(
+                        f"a value of the answer is larger than {self._largest >> 20} MiB"
+                    )
+                if chunk is None:
+                    self.done = True
+                    return True
+                if unread >= at_least:
+                    return True
+        finally:
+            self.buf = "".join(pieces)
+
+    def peek(self) -> str:
+        """The next character that is not white space ('' at the end)."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in _SPACE:
+                self.pos += 1
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.more():
+                return ""
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise NotAList(f"expected {char!r} at {self.pos}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        """The JSON value starting here: decoded once its text is all there."""
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODE(self.buf, self.pos)
+            except json.JSONDecodeError:
+                # Twice as much text before the next try: a large value costs a few tries,
+                # not one per chunk.
+                if self.more(2 * (len(self.buf) - self.pos)):
+                    continue
+                raise NotAList(f"invalid JSON at {self.pos}") from None
+            except RecursionError:
+                raise NotAList("nested too deeply") from None
+            # A number is over only where something else starts ("100." may be 100.5).
+            if type(value) in (int, float) and not self.done:
+                after = self.buf[end : end + 1]
+                if (not after or after not in _AFTER_NUMBER) and self.more():
+                    continue
+            self.pos = end
+            return value
+
+
+def read_list(chunks: Iterator[bytes], item: Callable[[Any], None], largest: int) -> dict[str, Any]:
+    """Walk a list answer: each element of "items" goes to item() as it is decoded; what is
+    returned is the rest of the top-level object ("metadata" and the rest, without "items").
+    largest bounds the text of one value (an object of the list, or another key's value)."""
+    text = _Text(chunks, largest)
+    rest: dict[str, Any] = {}
+    text.expect("{")
+    if text.peek() == "}":
+        text.pos += 1
+        return rest
+    while True:
+        key = text.value()
+        if not isinstance(key, str):
+            raise NotAList("a key of the answer is not a string")
+        text.expect(":")
+        if key == "items" and text.peek() == "[":
+            text.pos += 1
+            _items(text, item)
+        else:
+            rest[key] = text.value()
+        following = text.peek()
+        text.pos += 1
+        if following == "}":
+            break
+        if following != ",":
+            raise NotAList(f"expected ',' or '}}' at {text.pos - 1}")
+    if text.peek() != "":
+        raise NotAList("text after the answer")
+    return rest
+
+
+def _items(text: _Text, item: Callable[[Any], None]) -> None:
+    if text.peek() == "]":
+        text.pos += 1
+        return
+    while True:
+        item(text.value())
+        following = text.peek()
+        text.pos += 1
+        if following == "]":
+            return
+        if following != ",":
+            raise NotAList(f"expected ',' or ']' at {text.pos - 1}")
