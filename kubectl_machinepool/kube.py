@@ -173,50 +173,40 @@ class Kube:
             headers.add(name, value)
         return self._transport.open(call.method, url_path, headers, call.body, timeout)
 
-    def _body(self, response: Any, timeout: float | None) -> bytes:
-        """The answer, read in pieces: never more than MAX_ANSWER bytes, nor past the request
+    def _chunks(
+        self, response: Any, timeout: float | None, bound: int, what: str
+    ) -> Iterator[bytes]:
+        """The answer's pieces as they come: never more than bound bytes, nor past the request
         timeout in total (a server dripping bytes resets a per-read timeout forever)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        answer = bytearray()
+        total = 0
+        # read1: one receive at a time, so a server dripping bytes meets the deadline.
+        while chunk := response.read1(1 << 20):
+            total += len(chunk)
+            if total > bound:
+                raise ClusterAccessError(
+                    f"the API server of {self.where} sent {what} larger than {bound >> 20} MiB",
+                    hint="narrow the scope with -n or -l, or lower --chunk-size",
+                )
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("the answer took longer than the request timeout")
+            yield chunk
+
+    def _body(self, response: Any, timeout: float | None) -> bytes:
+        """The whole answer, at most MAX_ANSWER bytes."""
         try:
-            # read1: one receive at a time, so a server dripping bytes meets the deadline.
-            while chunk := response.read1(1 << 20):
-                answer += chunk
-                if len(answer) > MAX_ANSWER:
-                    raise ClusterAccessError(
-                        f"the API server of {self.where} sent an answer larger than "
-                        f"{MAX_ANSWER >> 20} MiB",
-                        hint="narrow the scope with -n or -l",
-                    )
-                if deadline is not None and time.monotonic() > deadline:
-                    raise TimeoutError("the answer took longer than the request timeout")
+            return b"".join(self._chunks(response, timeout, MAX_ANSWER, "an answer"))
         finally:
             response.release_conn()
-        return bytes(answer)
 
     def _listed(
         self, response: Any, timeout: float | None, item: Callable[[Any], None], path: str
     ) -> dict[str, Any]:
-        """A list answer walked as it arrives (liststream.py): the bounds of _body, but on the
-        whole answer MAX_LIST_ANSWER, and MAX_ANSWER on each object in it."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-
-        def chunks() -> Iterator[bytes]:
-            total = 0
-            while chunk := response.read1(1 << 20):
-                total += len(chunk)
-                if total > MAX_LIST_ANSWER:
-                    raise ClusterAccessError(
-                        f"the API server of {self.where} sent a list answer larger than "
-                        f"{MAX_LIST_ANSWER >> 20} MiB",
-                        hint="narrow the scope with -n or -l, or lower --chunk-size",
-                    )
-                if deadline is not None and time.monotonic() > deadline:
-                    raise TimeoutError("the answer took longer than the request timeout")
-                yield chunk
-
+        """A list answer walked as it arrives (liststream.py): at most MAX_LIST_ANSWER bytes,
+        MAX_ANSWER for any one object in it."""
+        chunks = self._chunks(response, timeout, MAX_LIST_ANSWER, "a list answer")
         try:
-            return read_list(chunks(), item, MAX_ANSWER)
+            return read_list(chunks, item, MAX_ANSWER)
         except NotAList:
             raise self._not_kubernetes(path) from None
         finally:

@@ -121,12 +121,8 @@ def read_list(chunks: Iterator[bytes], item: Callable[[Any], None], largest: int
             _items(text, item)
         else:
             rest[key] = text.value()
-        following = text.peek()
-        text.pos += 1
-        if following == "}":
+        if _last(text, "}"):
             break
-        if following != ",":
-            raise NotAList(f"expected ',' or '}}' at {text.pos - 1}")
     if text.peek() != "":
         raise NotAList("text after the answer")
     return rest
@@ -138,9 +134,14 @@ def _items(text: _Text, item: Callable[[Any], None]) -> None:
         return
     while True:
         item(text.value())
-        following = text.peek()
-        text.pos += 1
-        if following == "]":
+        if _last(text, "]"):
             return
-        if following != ",":
-            raise NotAList(f"expected ',' or ']' at {text.pos - 1}")
+
+
+def _last(text: _Text, end: str) -> bool:
+    """After a member: True at the end of its object or array, False at a comma."""
+    following = text.peek()
+    text.pos += 1
+    if following not in (",", end) or not following:
+        raise NotAList(f"expected ',' or {end!r} at {text.pos - 1}")
+    return following == end
