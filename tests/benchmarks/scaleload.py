@@ -1,0 +1,221 @@
+"""A management and a workload API server with an audit log each, loaded fast with one fleet.
+
+Loading goes through many threads, each with its own kept-alive TLS connection, as a user the
+audit policy leaves out, so the logs hold only what the measured commands asked. Objects are
+created in dependency order (Nodes, Clusters; MachinePools; Machines, infra pools; infra
+machines) so that owner references and nodeRefs carry the uids the server assigned.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from scalefleet import CLUSTER, Obj, fleet
+from support import crds
+from support.controlplane import APIServer, ControlPlane
+from support.kinds import Kinds
+from support.kubeapi import KubeAPI
+from support.management import ManagementCluster
+
+LOADER = "fleet-loader"
+AUDIT_POLICY = {
+    "apiVersion": "audit.k8s.io/v1",
+    "kind": "Policy",
+    "omitStages": ["RequestReceived"],
+    "rules": [
+        {"level": "None", "users": [LOADER, "system:apiserver"]},
+        {"level": "Metadata"},
+    ],
+}
+WORKERS = 12
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The two servers of one benchmark cluster, and where their audit logs are."""
+
+    management: APIServer
+    workload: APIServer
+    namespace: str
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.management.admin.kubeconfig
+
+    def audit_logs(self) -> dict[str, Path]:
+        return {
+            "management": self.management.workdir / "audit.log",
+            "workload": self.workload.workdir / "audit.log",
+        }
+
+
+def _audit_args(plane: ControlPlane, name: str) -> tuple[str, ...]:
+    policy = plane.workdir / "audit-policy.yaml"
+    if not policy.exists():
+        policy.write_text(yaml.safe_dump(AUDIT_POLICY))
+    return (
+        f"--audit-policy-file={policy}",
+        f"--audit-log-path={plane.workdir / name / 'audit.log'}",
+        # Blocking: each event is written before the request returns, so the log is complete
+        # by the time a measured command exits.
+        "--audit-log-mode=blocking",
+        "--audit-log-maxsize=0",
+        "--audit-log-format=json",
+    )
+
+
+class Connections:
+    """One kept-alive HTTPS connection per thread and server."""
+
+    def __init__(self, server: APIServer) -> None:
+        self.server = server
+        self.context = server.ssl_context(server.add_user(LOADER, ("system:masters",)))
+        self.local = threading.local()
+        self.api = KubeAPI(server.server, self.context, Kinds())
+
+    def request(self, method: str, path: str, body: Obj, content_type: str) -> Obj:
+        for attempt in range(3):
+            conn = getattr(self.local, "conn", None)
+            if conn is None:
+                conn = http.client.HTTPSConnection(
+                    "127.0.0.1", self.server.port, context=self.context, timeout=60
+                )
+                self.local.conn = conn
+            try:
+                conn.request(method, path, json.dumps(body), {"Content-Type": content_type})
+                resp = conn.getresponse()
+                data = resp.read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                self.local.conn = None
+                if attempt == 2:
+                    raise
+                continue
+            if resp.status == 429 or resp.status >= 500:
+                time.sleep(0.2 * (attempt + 1))  # the server sheds load: try again
+                continue
+            if resp.status >= 300:
+                raise RuntimeError(f"{method} {path}: HTTP {resp.status} {data[:400]!r}")
+            return json.loads(data)  # type: ignore[no-any-return]
+        raise RuntimeError(f"{method} {path}: server kept refusing")
+
+    def create(self, obj: Obj) -> Obj:
+        """POST the object, then its status through the status subresource, like a controller.
+        A Node keeps the status it is created with (a kubelet registers it so): one request."""
+        keeps_status = obj["kind"] == "Node"
+        body = obj if keeps_status else {k: v for k, v in obj.items() if k != "status"}
+        created = self.request("POST", self.api.path_of(obj), body, "application/json")
+        if obj.get("status") and not keeps_status:
+            path = self.api.path_of(obj, obj["metadata"]["name"]) + "/status"
+            self.request("PATCH", path, {"status": obj["status"]}, "application/merge-patch+json")
+        return created
+
+
+def _depth(obj: Obj, by_uid: dict[str, Obj], memo: dict[str, int]) -> int:
+    """How many objects must exist before this one: its owners and the Nodes it refers to."""
+    key = obj["metadata"].get("uid") or id(obj)
+    if key not in memo:
+        deps = [r.get("uid") for r in obj["metadata"].get("ownerReferences", [])]
+        deps += [r.get("uid") for r in (obj.get("status") or {}).get("nodeRefs", [])]
+        found = [by_uid[d] for d in deps if d in by_uid]
+        memo[key] = 1 + max((_depth(o, by_uid, memo) for o in found), default=-1)
+    return memo[key]
+
+
+def _levels(objects: list[Obj]) -> list[list[Obj]]:
+    by_uid = {o["metadata"]["uid"]: o for o in objects if o["metadata"].get("uid")}
+    memo: dict[str, int] = {}
+    levels: dict[int, list[Obj]] = {}
+    for obj in objects:
+        # Namespaces before everything in them.
+        level = -1 if obj["kind"] == "Namespace" else _depth(obj, by_uid, memo)
+        levels.setdefault(level, []).append(obj)
+    return [levels[k] for k in sorted(levels)]
+
+
+def _with_real_uids(obj: Obj, real: dict[str, str]) -> Obj:
+    """A copy with fixture uids swapped for the server's (owner references and nodeRefs only:
+    nothing else in these objects holds a uid)."""
+    meta = {k: v for k, v in obj["metadata"].items() if k not in ("uid", "creationTimestamp")}
+    if "ownerReferences" in meta:
+        meta["ownerReferences"] = [
+            {**r, "uid": real.get(r["uid"], r["uid"])} for r in meta["ownerReferences"]
+        ]
+    out = {**obj, "metadata": meta}
+    status = obj.get("status") or {}
+    if status.get("nodeRefs"):
+        refs = [{**r, "uid": real.get(r.get("uid", ""), r.get("uid"))} for r in status["nodeRefs"]]
+        out["status"] = {**status, "nodeRefs": refs}
+    return out
+
+
+def _run_level(objects: list[Obj], route: dict[bool, Connections], real: dict[str, str]) -> None:
+    jobs: queue.SimpleQueue[Obj | None] = queue.SimpleQueue()
+    for obj in objects:
+        jobs.put(obj)
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def work() -> None:
+        while (obj := jobs.get()) is not None and not errors:
+            try:
+                created = route[obj["kind"] == "Node"].create(_with_real_uids(obj, real))
+            except BaseException as err:
+                errors.append(err)
+                return
+            if fixture := obj["metadata"].get("uid"):
+                with lock:
+                    real[fixture] = created["metadata"]["uid"]
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(WORKERS)]
+    for thread in threads:
+        jobs.put(None)
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+def load(pair: Pair, objects: list[Obj]) -> None:
+    route = {False: Connections(pair.management), True: Connections(pair.workload)}
+    real: dict[str, str] = {}
+    for level in _levels(objects):
+        _run_level(level, route, real)
+    _workload_secret(pair)
+
+
+def _workload_secret(pair: Pair) -> None:
+    """The `<cluster>-kubeconfig` Secret CAPI writes, pointing at the workload server: the test
+    suite's builder, given the workload server as the one the kubeconfig names."""
+    api = KubeAPI(pair.management.server, pair.management.ssl_context(), Kinds())
+    ManagementCluster("v1beta2", pair.workload, api).workload_kubeconfig_secret(
+        pair.namespace, CLUSTER
+    )
+
+
+@contextmanager
+def loaded_pair(shape: str, n: int) -> Iterator[tuple[Pair, float]]:
+    """A fresh etcd and server pair holding one fleet; yields it with the load time (seconds)."""
+    plane = ControlPlane()
+    try:
+        management = plane.server("management", _audit_args(plane, "management"))
+        workload = plane.server("workload", _audit_args(plane, "workload"))
+        api = KubeAPI(management.server, management.ssl_context(), Kinds())
+        crds.install(api, crds.capi_crds("v1beta2") + crds.provider_crds())
+        pair = Pair(management, workload, f"fleet-{shape}-{n}")
+        objects = fleet(shape, n, pair.namespace)
+        start = time.perf_counter()
+        load(pair, objects)
+        yield pair, time.perf_counter() - start
+    finally:
+        plane.stop()
