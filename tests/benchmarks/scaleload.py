@@ -14,6 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,9 +210,15 @@ def loaded_pair(shape: str, n: int) -> Iterator[tuple[Pair, float]]:
     plane = ControlPlane()
     try:
         management = plane.server("management", _audit_args(plane, "management"))
-        workload = plane.server("workload", _audit_args(plane, "workload"))
         api = KubeAPI(management.server, management.ssl_context(), Kinds())
-        crds.install(api, crds.capi_crds("v1beta2") + crds.provider_crds())
+        # CRDs go in while the workload server starts; not the other way round: a server
+        # started from a thread would die with the thread (PR_SET_PDEATHSIG).
+        with ThreadPoolExecutor(1) as installer:
+            installed = installer.submit(
+                crds.install, api, crds.capi_crds("v1beta2") + crds.provider_crds()
+            )
+            workload = plane.server("workload", _audit_args(plane, "workload"))
+            installed.result()
         pair = Pair(management, workload, f"fleet-{shape}-{n}")
         objects = fleet(shape, n, pair.namespace)
         start = time.perf_counter()

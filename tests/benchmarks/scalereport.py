@@ -82,12 +82,25 @@ def print_header(plugins: Path, args: argparse.Namespace, capi: str) -> None:
         f"clusterctl {capi} ({_version([str(binaries_dir() / f'clusterctl-{capi}'), 'version', '-o', 'short'])})"
     )
     print(
-        f"{args.runs} alternating runs after one warm-up round: median (min-max); "
-        f"--grouping=false and -o yaml run once, under a {args.timeout:.0f} s timeout"
+        f"{args.runs} alternating rounds after a warm-up: median (min-max); kubectl get in the "
+        f"first {min(args.reference_runs, args.runs)}; the floor's three server-side modes tried "
+        f"twice each, the fastest then in every round; --grouping=false and -o yaml once, after "
+        f"the rounds; every command under a {args.timeout:.0f} s timeout"
     )
 
 
-def _row(n: int, load: float, m: Measured, timeout: float) -> str:
+def _per_thousand(n: int, describe: float, previous: tuple[int, float] | None) -> str:
+    """Seconds per 1000 instances, and between this N and the one before (the fixed costs
+    cancel out there: constant when time is linear in N)."""
+    overall = f"{describe / n * 1000:.2f} s"
+    if previous is None or previous[0] >= n:
+        return overall
+    return f"{overall}; {(describe - previous[1]) / (n - previous[0]) * 1000:.2f} s from N={previous[0]}"
+
+
+def _row(
+    n: int, load: float, m: Measured, timeout: float, previous: tuple[int, float] | None
+) -> str:
     floor_mode, floor = m.floor()
     describe, cctl = m.median("describe"), m.median("clusterctl describe")
     kubectl = m.median("kubectl get (management)") + m.median("kubectl get nodes")
@@ -99,7 +112,7 @@ def _row(n: int, load: float, m: Measured, timeout: float) -> str:
         f"{kubectl:.2f} s ({m.median('kubectl get (management)'):.2f} + {m.median('kubectl get nodes'):.2f})",
         f"{floor:.2f} s ({floor_mode})",
         f"{describe / cctl:.1f}x", f"{describe / floor:.2f}x",
-        f"{describe / n * 1000:.2f} s",
+        _per_thousand(n, describe, previous),
         " / ".join(str(m.requests(label)) for label in ("describe", "describe -o json", "clusterctl describe", "clusterctl describe --grouping=false", "kubectl get (management)", "floor limit=500")),
         " / ".join(f"{m.rss_mb(label):.0f}" for label in (*RSS_FORMATS, "clusterctl describe")) + f" / {kubectl_rss:.0f}",
     ]  # fmt: skip
@@ -109,7 +122,7 @@ def _row(n: int, load: float, m: Measured, timeout: float) -> str:
 HEADINGS = (
     "N", "load", "describe", "describe -o json", "list", "diagnose", "diff-metadata",
     "clusterctl describe cluster", "clusterctl --grouping=false", "kubectl get -o json (mgmt + nodes)",
-    "floor (mode)", "describe / clusterctl", "describe / floor", "describe per 1000",
+    "floor (mode)", "describe / clusterctl", "describe / floor", "describe per 1000 instances; marginal",
     "requests: describe / -o json / clusterctl / --grouping=false / kubectl get / floor",
     "peak RSS MB: describe / -o json / -o yaml / clusterctl / kubectl",
 )  # fmt: skip
@@ -125,8 +138,10 @@ def print_shape(
     print(f"\n## {TITLES[shape]}\n")
     print("| " + " | ".join(HEADINGS) + " |")
     print("|" + "---|" * len(HEADINGS))
+    previous = None
     for n, (load, measured) in sorted(rows.items()):
-        print(_row(n, load, measured, args.timeout))
+        print(_row(n, load, measured, args.timeout, previous))
+        previous = (n, measured.median("describe"))
     for n, (_, measured) in sorted(rows.items()):
         modes = ", ".join(
             f"{label.removeprefix('floor ')} {measured.median(label):.2f} s" for label in FLOOR
