@@ -1,28 +1,33 @@
 """Fleet-scale speed beside clusterctl, kubectl and a raw-LIST floor. Prints figures, asserts none.
 
     .venv/bin/python tests/benchmarks/scale.py [--sizes 100,1000,5000] [--runs 5] [--bin DIR]
-        [--shapes machines,nodes] [--timeout 120] [--verbose]
+        [--shapes machines,nodes] [--timeout 120] [--reference-runs 2] [--verbose]
     .venv/bin/python tests/benchmarks/scale.py serve --n 1000 --shape machines
 
 Per size N and pool shape (`machines`: a CAPZ AzureMachinePool with N MachinePool Machines,
 AzureMachinePoolMachines and Nodes; `nodes`: a CAPA AWSManagedMachinePool, providerIDList and N
 Nodes), a fresh etcd with a management and a workload API server (the `<cluster>-kubeconfig`
 Secret points at the latter) is loaded with that pool, a few other teams' pools and Clusters and
-~2% NotReady Nodes. Then, in alternating rounds so that a load spike hits every command alike:
-the plugin's describe (tree, -o json), list, diagnose and diff-metadata; `clusterctl describe
-cluster`; `kubectl get -o json` of the same collections (management, and Nodes on the workload
-server); and the floor (tests/benchmarks/floor.py: the LISTs describe issues, in parallel, in
-three server-side modes, the best one counted). Once per N, under --timeout: `clusterctl
-describe cluster --grouping=false` (the only clusterctl view listing every Machine) and describe
--o yaml. Printed: one markdown table per shape with medians and min-max spread, requests per
-command from the servers' audit logs, peak RSS, ratios, and the targets of issue 13.
+~2% NotReady Nodes; from one N to the next the pool grows in place. After a warm-up of cheap commands, in alternating rounds so that a load spike
+hits every command alike: the plugin's describe (tree, -o json), list, diagnose and
+diff-metadata; `clusterctl describe cluster`; the floor (tests/benchmarks/floor.py: the LISTs
+describe issues, in parallel; its three server-side modes are tried once each first and the
+fastest runs in the rounds); in the first --reference-runs rounds `kubectl get -o json` of the
+same collections (management, and Nodes on the workload server). Once per N, after the rounds:
+`clusterctl describe cluster --grouping=false` (the only clusterctl view listing every Machine,
+2N+18 requests) and describe -o yaml. Every command runs under --timeout and must exit 0 with
+the pool's name in its output. Printed: one markdown table per shape with medians and min-max
+spread, requests per command from the servers' audit logs (--verbose: by verb and resource),
+peak RSS (GNU time's, see scalerun.py), ratios, and the targets of issue 13.
 
 `serve` loads one pair, prints the commands that reach it and waits for Ctrl-C (for profiling).
 
 --bin names the directory with the console scripts (default: next to this interpreter); pass a
-non-editable install's bin/ to leave out the import hook an editable install adds. clusterctl
-v(CAPI_VERSION) is built into the test-binary cache (tests/testbin/build.sh clusterctl) when
-missing. Needs the test binaries (tests/testbin/build.sh).
+non-editable install's bin/ to leave out the import hook an editable install adds. clusterctl at
+the CAPI_VERSION of tests/testbin/versions.env is built into the test-binary cache
+(tests/testbin/build.sh clusterctl) when missing; it runs with a scratch HOME and its version
+check off, so nothing leaves the machine. Needs the test binaries (tests/testbin/build.sh) and
+GNU time (/usr/bin/time). Everything listens on 127.0.0.1 and stops when the script ends.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scalefleet import CLUSTER, SHAPES, FleetShape
-from scaleload import Pair, loaded_pair
+from scaleload import Pair, fleet_servers
 from scalereport import Measured, print_header, print_shape, print_targets
 from scalerun import Command, Outcome, run
 from support.controlplane import binaries_dir, pinned_versions
@@ -142,14 +147,14 @@ def commands(pair: Pair, shape: FleetShape, plugins: Path, work: Path) -> list[C
         Command("describe -o yaml", [plugin, "describe", pool, *scope, "-o", "yaml"], pool, "once"),
         # Byte code, the page cache, kubectl's discovery cache: all warm before the first figure.
         Command("warm list", [plugin, "list", *scope], pool, "warm"),
-        Command("warm clusterctl", cctl, CLUSTER, "warm"),
+        Command("warm clusterctl", [str(clusterctl()), "version"], CAPI_VERSION, "warm"),
         Command("warm kubectl", [kubectl, "--kubeconfig", kc, "api-resources"], "machinepools", "warm"),
         Command("warm kubectl nodes", [kubectl, "--kubeconfig", wl, "api-resources"], "nodes", "warm"),
     ]  # fmt: skip
     return rows
 
 
-FLOOR_TRIALS = 2
+FLOOR_TRIALS = 1
 
 
 def measure(pair: Pair, shape: FleetShape, plugins: Path, args: argparse.Namespace) -> Measured:
@@ -184,7 +189,8 @@ def measure(pair: Pair, shape: FleetShape, plugins: Path, args: argparse.Namespa
 def serve(args: argparse.Namespace) -> None:
     shape = SHAPES[args.shape]
     plugins = (args.bin or Path(sys.executable).parent).resolve()
-    with loaded_pair(args.shape, args.n) as (pair, load_time):
+    with fleet_servers(args.shape, shape.pool_kinds()) as grown:
+        load_time, pair = grown.grow_to(args.n), grown.pair
         work = Path(tempfile.mkdtemp(prefix="kmp-scale-serve-"))
         env = environment(plugins, work)
         print(f"loaded {args.n} instances ({args.shape}) in {load_time:.1f} s")
@@ -215,13 +221,15 @@ def benchmark(args: argparse.Namespace) -> None:
     results: dict[str, dict[int, tuple[float, Measured]]] = {}
     for shape_name in args.shapes.split(","):
         shape = SHAPES[shape_name]
-        for n in (int(size) for size in args.sizes.split(",")):
-            with loaded_pair(shape_name, n) as (pair, load_time):
-                print(f"loaded {shape_name} N={n} in {load_time:.1f} s", flush=True)
-                measured = measure(pair, shape, plugins, args)
-            results.setdefault(shape_name, {})[n] = (load_time, measured)
-            if args.verbose:
-                measured.print_requests(f"{shape_name} N={n}")
+        # One server pair per shape, the pool grown from size to size.
+        with fleet_servers(shape_name, shape.pool_kinds()) as grown:
+            for n in sorted(int(size) for size in args.sizes.split(",")):
+                load_time = grown.grow_to(n)
+                print(f"grew {shape_name} to N={n} in {load_time:.1f} s", flush=True)
+                measured = measure(grown.pair, shape, plugins, args)
+                results.setdefault(shape_name, {})[n] = (load_time, measured)
+                if args.verbose:
+                    measured.print_requests(f"{shape_name} N={n}")
         print_shape(shape_name, results[shape_name], args)
     print_targets(results)
     print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
@@ -238,7 +246,7 @@ def main() -> None:
     parser.add_argument("--shapes", default="machines,nodes")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
-        "--reference-runs", type=int, default=3, help="rounds kubectl get takes part in"
+        "--reference-runs", type=int, default=2, help="rounds kubectl get takes part in"
     )
     parser.add_argument("--timeout", type=float, default=120, help="seconds, for each command")
     parser.add_argument("--bin", type=Path, help="directory of the installed console scripts")

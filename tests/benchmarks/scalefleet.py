@@ -15,9 +15,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.objects import BOOTSTRAP, INFRA, azure_ids
+from support.objects import BOOTSTRAP, INFRA, T0, azure_ids
 from support.scenarios import (
     CONTROLPLANE,
+    RECENT,
     SCENARIOS,
     PoolSpec,
     Shape,
@@ -53,6 +54,10 @@ class FleetShape:
     bootstrap_kind: str | None
     group: str = INFRA
 
+    def pool_kinds(self) -> tuple[str, ...]:
+        """The kinds whose objects change with N (the rest only grows in number)."""
+        return ("MachinePool", self.pool_kind)
+
     def resources(self) -> list[str]:
         """The management collections `kubectl get` reads for this pool, by plural.group."""
         kinds = ["machinepools.cluster.x-k8s.io", f"{self.pool_kind.lower()}s.{self.group}"]
@@ -78,7 +83,7 @@ def kubelet_node(
 ) -> Obj:
     """The scenario Node plus what a kubelet and the cloud node manager add to it."""
     ready = _is_ready(index)
-    since = "2026-11-29T14:41:00Z" if not ready else "2026-11-20T09:00:00Z"
+    since = T0 if ready else RECENT
     obj = node(
         name, provider_id, KUBELET, ns, CLUSTER, pool, "True" if ready else "False", since,
         machine_name=machine_name,

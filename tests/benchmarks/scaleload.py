@@ -120,6 +120,14 @@ class Connections:
             self.request("PATCH", path, {"status": obj["status"]}, "application/merge-patch+json")
         return created
 
+    def replace(self, obj: Obj) -> None:
+        """Bring an existing object's spec and status to these (merge patches)."""
+        path = self.api.path_of(obj, obj["metadata"]["name"])
+        merge = "application/merge-patch+json"
+        self.request("PATCH", path, {"spec": obj["spec"]}, merge)
+        if obj.get("status"):
+            self.request("PATCH", path + "/status", {"status": obj["status"]}, merge)
+
 
 def _depth(obj: Obj, by_uid: dict[str, Obj], memo: dict[str, int]) -> int:
     """How many objects must exist before this one: its owners and the Nodes it refers to."""
@@ -187,12 +195,39 @@ def _run_level(objects: list[Obj], route: dict[bool, Connections], real: dict[st
         raise errors[0]
 
 
-def load(pair: Pair, objects: list[Obj]) -> None:
-    route = {False: Connections(pair.management), True: Connections(pair.workload)}
-    real: dict[str, str] = {}
-    for level in _levels(objects):
-        _run_level(level, route, real)
-    _workload_secret(pair)
+class Fleet:
+    """One pool on a server pair, grown in place: from N=100 to 1000 only the 900 new instances
+    are created, and the pool-level objects (the MachinePool and its infra pool, whose
+    providerIDList, replicas and nodeRefs follow N) are patched."""
+
+    def __init__(self, pair: Pair, shape: str, pool_kinds: tuple[str, ...]) -> None:
+        self.pair, self.shape, self.pool_kinds = pair, shape, pool_kinds
+        self.route = {False: Connections(pair.management), True: Connections(pair.workload)}
+        self.real: dict[str, str] = {}  # fixture uid -> the server's
+        self.created: set[tuple[str, str, str]] = set()
+        self.n = 0
+
+    def grow_to(self, n: int) -> float:
+        """Seconds it took to bring the pool to n instances."""
+        if n < self.n:
+            raise ValueError(f"the pool only grows: {self.n} -> {n}")
+        start = time.perf_counter()
+        objects = fleet(self.shape, n, self.pair.namespace)
+        new = [o for o in objects if _key(o) not in self.created]
+        for level in _levels(new):
+            _run_level(level, self.route, self.real)
+        for obj in objects:
+            if obj["kind"] in self.pool_kinds and _key(obj) in self.created:
+                self.route[False].replace(_with_real_uids(obj, self.real))
+        if not self.created:
+            _workload_secret(self.pair)
+        self.created.update(_key(o) for o in new)
+        self.n = n
+        return time.perf_counter() - start
+
+
+def _key(obj: Obj) -> tuple[str, str, str]:
+    return obj["kind"], obj["metadata"].get("namespace", ""), obj["metadata"]["name"]
 
 
 def _workload_secret(pair: Pair) -> None:
@@ -205,8 +240,8 @@ def _workload_secret(pair: Pair) -> None:
 
 
 @contextmanager
-def loaded_pair(shape: str, n: int) -> Iterator[tuple[Pair, float]]:
-    """A fresh etcd and server pair holding one fleet; yields it with the load time (seconds)."""
+def fleet_servers(shape: str, pool_kinds: tuple[str, ...]) -> Iterator[Fleet]:
+    """A fresh etcd and server pair, with CRDs, for one pool shape (empty until grown)."""
     plane = ControlPlane()
     try:
         management = plane.server("management", _audit_args(plane, "management"))
@@ -219,10 +254,6 @@ def loaded_pair(shape: str, n: int) -> Iterator[tuple[Pair, float]]:
             )
             workload = plane.server("workload", _audit_args(plane, "workload"))
             installed.result()
-        pair = Pair(management, workload, f"fleet-{shape}-{n}")
-        objects = fleet(shape, n, pair.namespace)
-        start = time.perf_counter()
-        load(pair, objects)
-        yield pair, time.perf_counter() - start
+        yield Fleet(Pair(management, workload, f"fleet-{shape}"), shape, pool_kinds)
     finally:
         plane.stop()

@@ -11,6 +11,7 @@ figure needs a small process to be exec'd from.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -100,8 +101,12 @@ def run(
         killed = threading.Event()
 
         def kill() -> None:
+            """The command, not GNU time: time then still reports the peak RSS so far."""
             killed.set()
-            os.killpg(proc.pid, signal.SIGKILL)
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+            pids = children.read_text().split() if children.exists() else []
+            for pid in pids or [str(proc.pid)]:
+                os.kill(int(pid), signal.SIGKILL)
 
         timer = threading.Timer(timeout, kill) if timeout else None
         if timer:
@@ -111,6 +116,9 @@ def run(
         finally:
             if timer:
                 timer.cancel()
+            if killed.is_set():
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # whatever the command started
         proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
         took = time.perf_counter() - start
         requests = _read_requests(logs, before)
