@@ -182,6 +182,7 @@ class APIServer:
         port: int | None = None,
         enter: Enter | None = None,
         disable_admission: str = "ServiceAccount,TaintNodesByCondition",
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.workdir = workdir / name
@@ -220,6 +221,7 @@ class APIServer:
                 # lift the not-ready taint TaintNodesByCondition puts on every new Node.
                 f"--disable-admission-plugins={disable_admission}",
                 "--profiling=false",
+                *extra_args,  # e.g. the scale benchmark's audit log
             ],
             self.workdir,
             enter,
@@ -296,11 +298,12 @@ class ControlPlane:
         self.servers: dict[str, APIServer] = {}
         self._etcd: Etcd | None = None
 
-    def server(self, name: str) -> APIServer:
+    def server(self, name: str, extra_args: tuple[str, ...] = ()) -> APIServer:
+        """The named server, started on first use (`extra_args` only apply then)."""
         if name not in self.servers:
             if self._etcd is None:
                 self._etcd = Etcd(self.workdir)
-            self.servers[name] = APIServer(name, self._etcd, self.workdir)
+            self.servers[name] = APIServer(name, self._etcd, self.workdir, extra_args=extra_args)
         return self.servers[name]
 
     def stop(self) -> None:

@@ -68,6 +68,22 @@ build_capi_manager() {
   mv "$out.tmp" "$out"
 }
 
+# clusterctl of the CRDs' release, for the scale benchmark only (tests/benchmarks/scale.py): it is
+# in the same module as the manager, so the wrapper module and its warm module cache serve it too.
+# Like the manager it has no version flag the build can check cheaply, so the version is in the name.
+build_clusterctl() {
+  local out="$dest/clusterctl-$CAPI_VERSION"
+  if [ -x "$out" ]; then
+    log "clusterctl $CAPI_VERSION present"
+    return
+  fi
+  log "building clusterctl $CAPI_VERSION (cold: minutes)"
+  (cd "$here/capi" && go build -o "$out.tmp" \
+     -ldflags "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$CAPI_VERSION" \
+     sigs.k8s.io/cluster-api/cmd/clusterctl)
+  mv "$out.tmp" "$out"
+}
+
 # CAPI's go.mod cannot be required as a dependency (local replaces), so download the module zip
 # and copy the CRD bases out of it. The layout moved from config/ to core/config/ in v1.14.
 fetch_capi_crds() {
@@ -89,6 +105,16 @@ fetch_capi_crds() {
   cp "$base/../../webhook/manifests.yaml" "$out/webhook/"
   chmod -R u+w "$out"
 }
+
+# Opt-in targets: CI runs the script without arguments and must not pay for them.
+if [ "${1:-}" = clusterctl ]; then
+  build_clusterctl
+  printf '%s\n' "$dest"
+  exit 0
+elif [ $# -gt 0 ]; then
+  log "unknown target: $1 (known: clusterctl; no argument builds the test binaries)"
+  exit 2
+fi
 
 build_etcd
 build_k8s kube-apiserver
