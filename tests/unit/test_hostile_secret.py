@@ -9,9 +9,7 @@ where the Secret points back at it, the workload cluster. No API server is neede
 from __future__ import annotations
 
 import base64
-import http.server
 import json
-import threading
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support.loopback import QuietHandler, serving
 
 from kubectl_machinepool.connection import connection_from_dict
 from kubectl_machinepool.errors import ConfigError
@@ -64,24 +63,16 @@ class Loopback:
 def loopback() -> Iterator[Loopback]:
     served = Loopback()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             answer = served.answer(self.path.partition("?")[0])
             head = [f"HTTP/1.1 {answer.status} X".encode(), b"Content-Type: application/json"]
             head += [*answer.headers, f"Content-Length: {len(answer.body)}".encode()]
             self.wfile.write(b"\r\n".join(head) + b"\r\n\r\n" + answer.body)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    served.port = int(server.server_address[1])
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield served
-    server.shutdown()
-    server.server_close()
-    thread.join(10)
+    with serving(Handler) as server:
+        served.port = int(server.server_address[1])
+        yield served
 
 
 def kubeconfig(server: str, cluster: dict[str, Any] | None = None, user: Any = None) -> dict:

@@ -5,13 +5,11 @@ that record what reached them; no API server is needed.
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import ssl
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -19,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.loopback import QuietHandler, serving
 from support.pki import CertificateAuthority
 
 from kubectl_machinepool import connection as connection_module
@@ -50,7 +49,7 @@ class Recorder:
 def _serve(context: ssl.SSLContext | None = None) -> Iterator[Recorder]:
     recorder = Recorder()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
@@ -59,26 +58,12 @@ def _serve(context: ssl.SSLContext | None = None) -> Iterator[Recorder]:
             path = path if path.startswith("/") else "/" + path.partition("/")[2]
             known = path in recorder.answers
             body = json.dumps(recorder.answers.get(path, {"kind": "Status"})).encode()
-            self.send_response(200 if known or not recorder.answers else 404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.reply(200 if known or not recorder.answers else 404, body)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    if context is not None:
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-    scheme = "https" if context else "http"
-    recorder.url = f"{scheme}://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield recorder
-    server.shutdown()
-    server.server_close()
-    thread.join(10)
+    with serving(Handler, context) as server:
+        scheme = "https" if context else "http"
+        recorder.url = f"{scheme}://127.0.0.1:{server.server_address[1]}"
+        yield recorder
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.loopback import QuietHandler, serving
 from support.run import run_cli
 
 
@@ -80,27 +81,13 @@ def test_request_timeout_applies(
 @pytest.fixture
 def login_page() -> Iterator[int]:
     """An HTTP server that answers everything with 200 and a login page, like a misrouted proxy."""
-    import http.server
-    import threading
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
-            body = b"<html><body>Please sign in</body></html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.reply(200, b"<html><body>Please sign in</body></html>", "text/html")
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as server:
+        yield server.server_address[1]
 
 
 def test_a_server_that_is_not_kubernetes(
