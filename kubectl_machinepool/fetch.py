@@ -7,9 +7,11 @@ Only the MachinePool list and API discovery are essential. Everything else that 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any, TypeVar
 
 from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
 from kubectl_machinepool.connection import connection_from_dict, load_connection
@@ -32,6 +34,7 @@ DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
 BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
 # clusterctl labels the core provider's components with this.
 CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
+T = TypeVar("T")
 # A workload cluster is secondary: without --request-timeout, do not wait for it forever.
 WORKLOAD_TIMEOUT = 10.0
 
@@ -75,6 +78,20 @@ class _Reads:
         self.unread_notes: list[tuple[str, str, str]] = []
         # Reads only rules need stay silent in describe: their absence is said by the findings.
         self.quiet = False
+        self._started: list[Pending[Any]] = []
+
+    def spawn(self, call: Callable[[], T]) -> Pending[T]:
+        """A read in its own thread, waited for by settle() if nobody takes it."""
+        pending = Pending(call)
+        self._started.append(pending)
+        return pending
+
+    def settle(self) -> None:
+        """Wait for every read started, taken or not (a speculative one the infra pools did not
+        confirm): none may still hold a connection when the caller closes it."""
+        for pending in self._started:
+            with contextlib.suppress(Exception):
+                pending.result()
 
     def now(
         self,
@@ -111,7 +128,7 @@ class _Reads:
                 return _Outcome(group, kind, consequence, [], err)
             return _Outcome(group, kind, consequence, found)
 
-        return Pending(read)
+        return self.spawn(read)
 
     def record(self, outcome: _Outcome) -> list[RawObject]:
         if outcome.error is None:
@@ -134,7 +151,7 @@ class _Reads:
         self, kinds: dict[tuple[str, str], str | None], namespace: str | None, consequence: str
     ) -> list[Pending[_Outcome]]:
         return [
-            Pending(partial(self.now, group, kind, namespace, consequence, version=version))
+            self.spawn(partial(self.now, group, kind, namespace, consequence, version=version))
             for (group, kind), version in sorted(kinds.items())
         ]
 
@@ -151,6 +168,7 @@ def read_pools(kube: Kube, namespace: str | None, selector: str | None) -> Snaps
     reads = _Reads(kube)
     refs = _template_refs(pools, "infrastructureRef")
     infra = reads.take(reads.kinds(refs, namespace, "MACHINES shows <unknown>"))
+    reads.settle()
     return Snapshot.of(
         [*pools, *infra], reads.notes, unread=reads.unread, unread_notes=reads.unread_notes
     )
@@ -195,10 +213,10 @@ class _Instances:
         self.expected: dict[tuple[str, str, str], _Outcome] = {}
         self.machines: Pending[_Outcome] | None = None
         if any(_has_machines(*ref) for ref in infra_refs):
-            self.machines = Pending(self._machines)
+            self.machines = reads.spawn(self._machines)
         consequence = "infra pools are not shown"
         self.infra = [
-            Pending(partial(self._infra, group, kind, consequence, version))
+            reads.spawn(partial(self._infra, group, kind, consequence, version))
             for (group, kind), version in sorted(infra_refs.items())
         ]
 
@@ -370,7 +388,7 @@ def read_description(
 
     def nodes_of(key: tuple[str, str]) -> Pending[WorkloadNodes]:
         ns, name = key
-        return Pending(
+        return reads.spawn(
             partial(workload_nodes, kube, ns, name, workload_kubeconfig, timeout, tokens=diagnosis)
         )
 
@@ -381,7 +399,7 @@ def read_description(
     cluster_read = None
     if pools or named:
         why = "Clusters show as not readable"
-        cluster_read = Pending(
+        cluster_read = reads.spawn(
             partial(reads.now, CAPI_GROUP, "Cluster", namespace, why, version=capi)
         )
     instances = _Instances(reads, namespace, _template_refs(pools, "infrastructureRef"))
@@ -433,10 +451,12 @@ def read_description(
         objects += reads.take([secrets])
         if ("", "Secret") not in reads.unread:
             secrets_scope = namespace or ""
+    nodes = [workloads[key].result() for key in sorted(clusters)]
+    reads.settle()
     return Snapshot.of(
         objects,
         reads.notes,
-        [workloads[key].result() for key in sorted(clusters)],
+        nodes,
         reads.unread,
         secrets_scope,
         unread_notes=reads.unread_notes,
