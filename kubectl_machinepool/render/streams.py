@@ -3,9 +3,9 @@
 json.dumps with indent runs Python's pure encoder (several times slower than the C one) and
 returns the whole text at once; yaml.safe_dump builds a node for every value first. Here a
 document may hold Stream values (instance lists produced one at a time) and the text comes out
-in chunks of some PIECES pieces, byte for byte what json.dumps(indent=4) and
-yaml.safe_dump(sort_keys=False) give for the same document with the streams made lists
-(YAML without folding long strings).
+in chunks of some PIECES pieces: JSON byte for byte what json.dumps(indent=4) gives for the
+same document with the streams made lists, YAML in PyYAML's layout that yaml.safe_load reads
+back as that document (see write_yaml).
 """
 
 from __future__ import annotations
