@@ -17,6 +17,9 @@ from typing import Any
 _SPACE = " \t\n\r"
 _AFTER_NUMBER = ",]}" + _SPACE
 _DECODE = json.JSONDecoder().raw_decode
+# Text read before a value is tried again: a receive is often one TLS record (16 KiB), and each
+# try at a value cut short scans it in vain; trying per MiB made a 30 MB answer 2x cheaper.
+READ_AHEAD = 1 << 20
 
 
 class NotAList(ValueError):
@@ -87,7 +90,7 @@ class _Text:
             except json.JSONDecodeError:
                 # Twice as much text before the next try: a large value costs a few tries,
                 # not one per chunk.
-                if self.more(2 * (len(self.buf) - self.pos)):
+                if self.more(max(2 * (len(self.buf) - self.pos), READ_AHEAD)):
                     continue
                 raise NotAList(f"invalid JSON at {self.pos}") from None
             except RecursionError:
