@@ -8,6 +8,7 @@ deletes it just before it lets the Machine go. Stopping to follow never stops th
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,10 +143,11 @@ def follow(
     follower = _Follower(workload, plan, report, warn)
     machine = follower.machine
     resource = Resource(CAPI_GROUP, machine.version, "Machine", "machines")
-    events = kube.watch(resource, machine.namespace, timeout=timeout, window=window)
-    for kind, obj in events:
-        if not follower.on(kind, obj):
-            return
+    # Closed on return: a watch left to the collector keeps its socket open until then.
+    with closing(kube.watch(resource, machine.namespace, timeout=timeout, window=window)) as events:
+        for kind, obj in events:
+            if not follower.on(kind, obj):
+                return
     mp = plan.target.pool.pool
     raise MachinePoolError(
         f"timed out waiting for {machine.display} to go (last stage: "

@@ -11,6 +11,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -70,12 +71,34 @@ class _Call:
     content_type: str = "application/json"
 
 
+@contextmanager
+def _handed_back(response: Any) -> Iterator[None]:
+    """The answer's connection goes back to the pool once it is read to the end; one left
+    part-read (an error, a bound, a watch stopped early) is closed instead: the next request
+    on it would find the rest of this answer, and only the collector would close its socket."""
+    try:
+        yield
+    except BaseException:
+        response.close()
+        raise
+    finally:
+        response.release_conn()
+
+
 class Kube:
     """A connection to one API server plus a per-run cache of API discovery."""
 
     def __init__(
-        self, connection: Connection, request_timeout: float | None, chunk_size: int = CHUNK_SIZE
+        self,
+        connection: Connection,
+        request_timeout: float | None,
+        chunk_size: int = CHUNK_SIZE,
+        *,
+        answer_timeout: float | None = None,
     ) -> None:
+        """answer_timeout, when longer, bounds an answer's whole transfer in place of
+        request_timeout, which then bounds the connection and each wait for bytes: a
+        secondary server must answer promptly, but its thousands of Nodes take their time."""
         self.connection = connection
         try:
             self._transport = Transport(connection.settings)
@@ -83,6 +106,7 @@ class Kube:
             self._close_files()
             raise
         self._timeout = request_timeout
+        self._answer_timeout = answer_timeout
         self.chunk_size = chunk_size
         self._resources: dict[tuple[str, str], Resource] = {}
         self._capi_version: str | None = None
@@ -178,6 +202,8 @@ class Kube:
     ) -> Iterator[bytes]:
         """The answer's pieces as they come: never more than bound bytes, nor past the request
         timeout in total (a server dripping bytes resets a per-read timeout forever)."""
+        if timeout is not None and self._answer_timeout is not None:
+            timeout = max(timeout, self._answer_timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         total = 0
         # read1: one receive at a time, so a server dripping bytes meets the deadline.
@@ -194,10 +220,8 @@ class Kube:
 
     def _body(self, response: Any, timeout: float | None) -> bytes:
         """The whole answer, at most MAX_ANSWER bytes."""
-        try:
+        with _handed_back(response):
             return b"".join(self._chunks(response, timeout, MAX_ANSWER, "an answer"))
-        finally:
-            response.release_conn()
 
     def _listed(
         self, response: Any, timeout: float | None, item: Callable[[Any], None], path: str
@@ -205,12 +229,11 @@ class Kube:
         """A list answer walked as it arrives (liststream.py): at most MAX_LIST_ANSWER bytes,
         MAX_ANSWER for any one object in it."""
         chunks = self._chunks(response, timeout, MAX_LIST_ANSWER, "a list answer")
-        try:
-            return read_list(chunks, item, MAX_ANSWER)
-        except NotAList:
-            raise self._not_kubernetes(path) from None
-        finally:
-            response.release_conn()
+        with _handed_back(response):
+            try:
+                return read_list(chunks, item, MAX_ANSWER)
+            except NotAList:
+                raise self._not_kubernetes(path) from None
 
     def _not_kubernetes(self, path: str) -> ClusterAccessError:
         # A login page or proxy answering in place of the API server, typically.
@@ -315,10 +338,8 @@ class Kube:
                 if not 200 <= response.status < 300:
                     data = self._body(response, read_timeout)
                     raise api_error(self.where, "GET", path, response.status, data)
-                try:
+                with _handed_back(response):
                     yield from stream_lines(response, deadline, self.where, MAX_ANSWER)
-                finally:
-                    response.release_conn()
         except Retry as retry:
             raise retry.error from retry.__cause__
 
@@ -332,7 +353,7 @@ class Kube:
         resource_version: str | None = None,
         timeout: float | None = None,
         window: float = WATCH_WINDOW,
-    ) -> Iterator[tuple[str, RawObject]]:
+    ) -> Generator[tuple[str, RawObject], None, None]:
         """Events (type, object) of a kind, as the watch API sends them, until timeout passes
         (None: never). See kubewatch.watch for restarts, re-lists and bounds."""
         spec = Watch(resource, namespace, name, selector, window)

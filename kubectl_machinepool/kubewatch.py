@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -115,7 +115,7 @@ def _listed(kube: Kube, spec: Watch) -> dict[str, Any]:
 
 def _connection(
     kube: Kube, spec: Watch, version: str, seconds: int
-) -> Iterator[tuple[str, dict[str, Any], str]]:
+) -> Generator[tuple[str, dict[str, Any], str], None, None]:
     """One watch connection's events, with the resourceVersion to resume from after each."""
     query = {
         "watch": "1",
@@ -145,7 +145,7 @@ def _connection(
 
 def watch(
     kube: Kube, spec: Watch, resource_version: str | None, timeout: float | None
-) -> Iterator[Event]:
+) -> Generator[Event, None, None]:
     """Events as the watch API sends them (ADDED, MODIFIED, DELETED; bookmarks kept to
     itself), LISTED first and after 410 Gone, until timeout passes (None: never)."""
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -162,10 +162,12 @@ def watch(
         opened, events = time.monotonic(), 0
         pause = 0
         try:
-            for kind, obj, seen in _connection(kube, spec, version, seconds):
-                version, events, failures = seen, events + 1, 0
-                if kind != "BOOKMARK":
-                    yield kind, obj
+            # Closed here, not when the collector finds it: its socket is only closed with it.
+            with closing(_connection(kube, spec, version, seconds)) as connection:
+                for kind, obj, seen in connection:
+                    version, events, failures = seen, events + 1, 0
+                    if kind != "BOOKMARK":
+                        yield kind, obj
         except _Expired:
             version = None
             if events:

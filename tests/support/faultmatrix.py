@@ -14,6 +14,7 @@ copy mid-flight) and die with the test process (PR_SET_PDEATHSIG).
 from __future__ import annotations
 
 import ctypes
+import gc
 import io
 import multiprocessing
 import os
@@ -175,6 +176,7 @@ def invoke(argv: list[str]) -> tuple[int, str, str]:
         except BaseException:  # reported as a traceback, which fails the cell
             traceback.print_exc()
             code = -1
+    gc.collect(0)  # as run_cli does: what the command left in cycles fails this cell's test
     return code, out.getvalue(), err.getvalue()
 
 
