@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -92,8 +94,34 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
         colorama.just_fix_windows_console()
     env = Environment.from_process()
-    code = _run(argv, env)
-    sys.exit(code if isinstance(code, int) else ExitCode.OK)
+    # What a run holds (parsed JSON, frozen records) frees itself by reference counting; the
+    # cyclic collector would only re-scan it: 0.8 s of a 5000-instance describe's 4.9 s CPU.
+    # Restored for callers in the same process (tests), not for the console script: the
+    # first allocation after enabling scans everything the run made (0.2 s at 5000).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        code = _run(argv, env)
+    finally:
+        if collecting and argv is not None:
+            gc.enable()
+    status = code if isinstance(code, int) else ExitCode.OK
+    if argv is None:  # the console script: this process ends here, with what env kept
+        _end_process(status)
+    sys.exit(status)
+
+
+def _end_process(status: int) -> NoReturn:
+    """Exit without freeing what the run read (Environment.keep): the output is flushed here,
+    and every file the run wrote is closed already."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            status = ExitCode.BROKEN_PIPE if stream is sys.stdout else status
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 def _run(argv: list[str] | None, env: Environment) -> object:

@@ -278,6 +278,7 @@ def described(
     loaded = reading.load_description(
         access, source, pools, now, env.stdin, report_extras=report_extras
     )
+    env.keep(loaded)
     for note in loaded.notes:
         env.warn(note)
     return loaded
