@@ -64,9 +64,18 @@ class NodeState:
     annotations: dict[str, str]
 
 
+# Where providers put failureReason/-Message (errorReason for AKS); status.deprecated.v1beta1
+# keeps Cluster API's own.
+_FAILURE_FIELDS = frozenset(
+    {"failureReason", "errorReason", "failureMessage", "errorMessage", "failureMessages"}
+)
+
+
 def _failure(status: dict[str, Any]) -> str | None:
     """failureReason/-Message in any of the places providers put them (errorReason for AKS)."""
     legacy = mapping(dig(status, "deprecated", "v1beta1"))
+    if _FAILURE_FIELDS.isdisjoint(status) and _FAILURE_FIELDS.isdisjoint(legacy):
+        return None  # a healthy object, nearly all of them: no text() of absent fields
     reason = text(status.get("failureReason")) or text(status.get("errorReason"))
     reason = reason or text(legacy.get("failureReason"))
     message = text(status.get("failureMessage")) or text(status.get("errorMessage"))

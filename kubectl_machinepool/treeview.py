@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from kubectl_machinepool.conditions import Condition
+from kubectl_machinepool.conditions import Condition, Conditions
 from kubectl_machinepool.description import (
     ClusterDescription,
     Description,
@@ -177,10 +177,10 @@ def _row(
 # -- rows for objects -------------------------------------------------------------------------
 
 
-def _conditions(kind: str, conditions: tuple[Condition, ...], ctx: _Context) -> list[TreeRow]:
+def _conditions(kind: str, conditions: Conditions, ctx: _Context) -> list[TreeRow]:
     if "all" not in ctx.show_conditions and kind.lower() not in ctx.show_conditions:
         return []
-    return [_row(RowKind.CONDITION, c.type, headline(c, ctx.now)) for c in conditions]
+    return [_row(RowKind.CONDITION, c.type, headline(c, ctx.now)) for c in conditions.all]
 
 
 def _object(state: ObjectState, ctx: _Context, kind: RowKind = RowKind.OBJECT) -> TreeRow:
@@ -198,7 +198,7 @@ def _object(state: ObjectState, ctx: _Context, kind: RowKind = RowKind.OBJECT) -
         phase=state.phase or "",
         message=message,
         problem=problem,
-        children=tuple(_conditions(state.kind, state.conditions.all, ctx)),
+        children=tuple(_conditions(state.kind, state.conditions, ctx)),
     )
 
 
@@ -209,7 +209,7 @@ def _node(node: NodeState, ctx: _Context) -> TreeRow:
         f"Node {node.name}",
         headline(cond, ctx.now) if cond else None,
         version=node.kubelet_version or "",
-        children=tuple(_conditions("Node", node.conditions.all, ctx)),
+        children=tuple(_conditions("Node", node.conditions, ctx)),
     )
 
 
@@ -344,7 +344,7 @@ def _pool(pool: PoolDescription, ctx: _Context) -> TreeRow:
             [f for f in ctx.findings if (f.namespace, f.pool) == where and not f.instances]
         ),
         children=(
-            *_conditions("MachinePool", mp.conditions.all, ctx),
+            *_conditions("MachinePool", mp.conditions, ctx),
             *parts,
             *_instances(pool, ctx),
         ),
