@@ -35,8 +35,11 @@ BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
 # clusterctl labels the core provider's components with this.
 CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
 T = TypeVar("T")
-# A workload cluster is secondary: without --request-timeout, do not wait for it forever.
+# A workload cluster is secondary: without --request-timeout, do not wait for it forever. It
+# must connect and keep sending within WORKLOAD_TIMEOUT; a whole answer may take
+# WORKLOAD_ANSWER_TIMEOUT (5000 Nodes took more than 10 s on a busy 2-core machine).
 WORKLOAD_TIMEOUT = 10.0
+WORKLOAD_ANSWER_TIMEOUT = 120.0
 
 
 def _template_refs(pools: Iterable[RawObject], field: str) -> dict[tuple[str, str], str | None]:
@@ -304,7 +307,11 @@ def workload_kube(
     else:
         config = _secret_kubeconfig(kube, namespace, cluster)
         connection = connection_from_dict(config, f"Secret {namespace}/{cluster}-kubeconfig")
-    return Kube(connection, timeout or WORKLOAD_TIMEOUT, kube.chunk_size)
+    if timeout:
+        return Kube(connection, timeout, kube.chunk_size)
+    return Kube(
+        connection, WORKLOAD_TIMEOUT, kube.chunk_size, answer_timeout=WORKLOAD_ANSWER_TIMEOUT
+    )
 
 
 def workload_disruption(

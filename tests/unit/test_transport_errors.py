@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,12 @@ import pytest
 import yaml
 from support.loopback import QuietHandler, serving
 from support.run import run_cli
+
+from kubectl_machinepool.connection import Connection
+from kubectl_machinepool.errors import UnreachableError
+from kubectl_machinepool.fetch import NODES
+from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.transport import Settings
 
 
 def kubeconfig_for(tmp_path: Path, port: int) -> Path:
@@ -151,3 +158,42 @@ def test_a_dripping_answer_meets_the_request_timeout(
     assert result.code == 1
     assert "did not answer within the request timeout" in result.err
     assert len(sent) < 1000  # it stopped reading long before the body was complete
+
+
+class SteadyHandler(QuietHandler):
+    """A list of six Nodes, one every 0.3 s: never silent for long, slow as a whole."""
+
+    def do_GET(self) -> None:
+        import time
+
+        items = [json.dumps({"metadata": {"name": f"node-{i}"}}).encode() for i in range(6)]
+        body = b'{"kind":"NodeList","items":[' + b",".join(items) + b'],"metadata":{}}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        step = len(body) // 6 + 1
+        try:
+            for start in range(0, len(body), step):
+                self.wfile.write(body[start : start + step])
+                self.wfile.flush()
+                time.sleep(0.3)
+        except OSError:
+            pass  # the client gave up
+
+
+def _list_nodes(port: int, answer_timeout: float | None) -> list[str]:
+    settings = Settings(f"http://127.0.0.1:{port}")
+    connection = Connection(settings, "workload", "default", settings.host)
+    with Kube(connection, 1.0, answer_timeout=answer_timeout) as kube:
+        return [n["metadata"]["name"] for n in kube.list(NODES, None)]
+
+
+def test_a_long_answer_that_keeps_coming_meets_the_answer_timeout_not_the_request_timeout() -> None:
+    """A workload cluster's 5000 Nodes take longer than its 10 s request timeout on a busy
+    machine: the request timeout bounds each wait for bytes, the answer timeout the whole."""
+    with serving(SteadyHandler) as server:
+        port = server.server_address[1]
+        assert _list_nodes(port, 30.0) == [f"node-{i}" for i in range(6)]
+        with pytest.raises(UnreachableError, match="within the request timeout"):
+            _list_nodes(port, None)
