@@ -176,7 +176,7 @@ def invoke(argv: list[str]) -> tuple[int, str, str]:
         except BaseException:  # reported as a traceback, which fails the cell
             traceback.print_exc()
             code = -1
-    gc.collect(0)  # as run_cli does: what the command left in cycles fails this cell's test
+    gc.collect(1)  # as run_cli does: what the command left in cycles fails this cell's test
     return code, out.getvalue(), err.getvalue()
 
 
