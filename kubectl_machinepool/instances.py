@@ -8,6 +8,7 @@ providerID string (or, for a Machine, its nodeRef name first).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -58,6 +59,7 @@ class Instance:
 _SEMVER_CORE = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
+@functools.lru_cache(maxsize=256)  # asked per Node; a pool's Nodes run a few versions
 def same_version(kubelet: str, desired: str) -> bool:
     """Equal as far as both give major.minor(.patch): build suffixes (`-eks-1a2b3c`), a missing
     `v` and a missing patch (CAPA reports `1.33` for v1.33.0) do not count."""
@@ -136,11 +138,12 @@ def _problems(instance: Instance, ctx: InstanceContext) -> tuple[str, ...]:
     return (*_machine_problems(instance, ctx), *unlisted, *_node_problems(instance, ctx))
 
 
-def _owned_by(machine: RawObject, pool: MachinePool) -> bool:
-    """Core's rule: pool-name and cluster-name labels, and no controller other than this pool."""
+def _owned_by(machine: RawObject, pool: MachinePool, label_value: str) -> bool:
+    """Core's rule: pool-name (label_value) and cluster-name labels, and no controller other
+    than this pool."""
     meta = mapping(machine.get("metadata"))
     labels = mapping(meta.get("labels"))
-    if labels.get(POOL_NAME_LABEL) != pool_label_value(pool.name):
+    if labels.get(POOL_NAME_LABEL) != label_value:
         return False
     if labels.get(CLUSTER_NAME_LABEL) != pool.cluster:
         return False
@@ -204,7 +207,8 @@ def pool_instances(
             and dig(obj, "metadata", "labels", POOL_NAME_LABEL) == value
         }
         for raw in snapshot.of_kind(CAPI_GROUP, "Machine"):
-            if dig(raw, "metadata", "namespace") != pool.namespace or not _owned_by(raw, pool):
+            in_namespace = dig(raw, "metadata", "namespace") == pool.namespace
+            if not in_namespace or not _owned_by(raw, pool, value):
                 continue
             machine = machine_state(raw)
             infra_raw = infra_machines.pop(machine.infra_name or "", None)
