@@ -201,7 +201,8 @@ class Kube:
         self, response: Any, timeout: float | None, bound: int, what: str
     ) -> Iterator[bytes]:
         """The answer's pieces as they come: never more than bound bytes, nor past the request
-        timeout in total (a server dripping bytes resets a per-read timeout forever)."""
+        timeout (or the answer timeout, when longer) in total: a server dripping bytes resets a
+        per-read timeout forever."""
         if timeout is not None and self._answer_timeout is not None:
             timeout = max(timeout, self._answer_timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
