@@ -114,13 +114,11 @@ def test_a_server_that_is_not_kubernetes(
 @pytest.fixture
 def dripping_server() -> Iterator[tuple[int, list[int]]]:
     """Answers 200 at once, then its body one byte every 0.1 s: each read meets its timeout."""
-    import http.server
-    import threading
     import time
 
     sent: list[int] = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -135,16 +133,8 @@ def dripping_server() -> Iterator[tuple[int, list[int]]]:
             except OSError:
                 pass  # the client gave up: what this test wants
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1], sent
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as server:
+        yield server.server_address[1], sent
 
 
 def test_a_dripping_answer_meets_the_request_timeout(
