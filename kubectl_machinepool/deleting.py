@@ -17,7 +17,7 @@ from kubectl_machinepool.deletefollow import follow
 from kubectl_machinepool.deletetarget import Mode, Plan, Request, Target, Wanted, find_target
 from kubectl_machinepool.deletewrites import writes_for
 from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import Description, Selection, describe
+from kubectl_machinepool.description import Description, describe
 from kubectl_machinepool.disruption import Disruption
 from kubectl_machinepool.errors import (
     ClusterAccessError,
@@ -28,6 +28,7 @@ from kubectl_machinepool.errors import (
 )
 from kubectl_machinepool.fetch import read_description, workload_disruption, workload_kube
 from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
 from kubectl_machinepool.writes import Access
 from kubectl_machinepool.writing import Batch, Outcome, apply_writes

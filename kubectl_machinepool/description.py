@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
-from kubectl_machinepool.fields import dig, mapping, string_map, text
+from kubectl_machinepool.fields import dig, mapping, text
 from kubectl_machinepool.instances import Instance, InstanceContext, pool_instances
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
-from kubectl_machinepool.selector import matches
+from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
 from kubectl_machinepool.states import (
     NodeState,
@@ -76,16 +76,6 @@ class ClusterDescription:
     nodes: tuple[NodeState, ...] | None = None
     # The workload API server did not answer (not: refused us, or was not asked).
     workload_unreachable: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """Which pools to describe; applied to live and offline snapshots alike."""
-
-    namespace: str | None = None
-    names: tuple[str, ...] = ()
-    cluster: str | None = None
-    selector: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,19 +180,6 @@ def describe_pool(
         infra_unread=ref is not None and not snapshot.was_read(ref.api_group, ref.kind),
         bootstrap_unread=boot is not None and not snapshot.was_read(boot.api_group, boot.kind),
     )
-
-
-def selected(raw: RawObject, selection: Selection) -> bool:
-    """Whether a MachinePool is in the selection (namespace, names, cluster, label selector)."""
-    meta = mapping(raw.get("metadata"))
-    if selection.namespace is not None and meta.get("namespace") != selection.namespace:
-        return False
-    if selection.names and meta.get("name") not in selection.names:
-        return False
-    if selection.cluster and dig(raw, "spec", "clusterName") != selection.cluster:
-        return False
-    labels = string_map(meta.get("labels"))
-    return not selection.selector or matches(selection.selector, labels)
 
 
 def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
 from kubectl_machinepool.connection import connection_from_dict, load_connection
-from kubectl_machinepool.description import Selection, selected
 from kubectl_machinepool.disruption import Disruption, disruption_of
 from kubectl_machinepool.dump import read_documents
 from kubectl_machinepool.errors import MachinePoolError, UnreachableError
@@ -24,6 +23,7 @@ from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.parallel import Pending
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.providers import infra_pool
+from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes, group_of
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)

@@ -9,13 +9,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TextIO
 
-from kubectl_machinepool.description import Description, Selection, describe, selected
+from kubectl_machinepool.description import Description, describe
 from kubectl_machinepool.diagnostics import CapiVersion, Finding, capi_version, diagnose
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.errors import NotFoundError
 from kubectl_machinepool.fetch import read_description, read_pools
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, PoolScope, RuleOptions, Source
+from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import Snapshot
 
 

@@ -1,12 +1,15 @@
-"""Kubernetes label selectors, for reading dumps offline the way the API server filters live."""
+"""Kubernetes label selectors, for reading dumps offline the way the API server filters live,
+and the selection of pools a command works on."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from kubectl_machinepool.errors import UsageError
-from kubectl_machinepool.fields import scalar
+from kubectl_machinepool.fields import dig, mapping, scalar, string_map
+from kubectl_machinepool.snapshot import RawObject
 
 _SET = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s+(?P<op>in|notin)\s+\((?P<values>[^()]*)\)\s*$")
 _EQUALITY = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s*(?P<op>==|=|!=)\s*(?P<value>[^\s!=(),]*)\s*$")
@@ -75,3 +78,26 @@ def selector_matches(selector: Mapping[str, object], labels: Mapping[str, str]) 
         scalar(v) is not None and labels.get(scalar(k) or "") == scalar(v)
         for k, v in match_labels.items()
     ) and all(_holds(e, labels) for e in expressions)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which pools to describe; applied to live and offline snapshots alike."""
+
+    namespace: str | None = None
+    names: tuple[str, ...] = ()
+    cluster: str | None = None
+    selector: str | None = None
+
+
+def selected(raw: RawObject, selection: Selection) -> bool:
+    """Whether a MachinePool is in the selection (namespace, names, cluster, label selector)."""
+    meta = mapping(raw.get("metadata"))
+    if selection.namespace is not None and meta.get("namespace") != selection.namespace:
+        return False
+    if selection.names and meta.get("name") not in selection.names:
+        return False
+    if selection.cluster and dig(raw, "spec", "clusterName") != selection.cluster:
+        return False
+    labels = string_map(meta.get("labels"))
+    return not selection.selector or matches(selection.selector, labels)

@@ -21,7 +21,7 @@ import jsonschema
 import yaml
 
 from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import Description, Selection, describe, selected
+from kubectl_machinepool.description import Description, describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, core_controller, diagnose
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.fields import dig, text
@@ -33,6 +33,7 @@ from kubectl_machinepool.render.listing import LIST_FORMATS, ListView, list_docu
 from kubectl_machinepool.render.propagation import propagation_document, render_propagation
 from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
+from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
 
 NOW = datetime(2026, 11, 29, 15, 0, 0, tzinfo=UTC)

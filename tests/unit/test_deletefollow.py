@@ -19,10 +19,11 @@ from support.snapshots import NAMESPACE, snapshot_of
 from kubectl_machinepool.deletechecks import plan_deletion
 from kubectl_machinepool.deletefollow import follow
 from kubectl_machinepool.deletetarget import Mode, Plan, Request, Wanted, find_target
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.disruption import Disruption
 from kubectl_machinepool.errors import MachinePoolError
 from kubectl_machinepool.kubewatch import LISTED
+from kubectl_machinepool.selector import Selection
 
 Obj = dict[str, Any]
 MACHINE = "dev-mp-0-x7q2p"

@@ -10,9 +10,10 @@ from support.scenarios import SCENARIOS, node
 from support.snapshots import NAMESPACE, scenario_snapshot, snapshot_of
 
 from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import PoolDescription, Selection, describe
+from kubectl_machinepool.description import PoolDescription, describe
 from kubectl_machinepool.instances import same_version
 from kubectl_machinepool.render.structured import describe_document
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
 
 

@@ -17,7 +17,7 @@ from support.objects import NOW, T0
 from support.scenarios import SCENARIOS, condition, core_manager, node
 from support.snapshots import NAMESPACE
 
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.diagnostics import (
     BY_CODE,
     RULES,
@@ -27,6 +27,7 @@ from kubectl_machinepool.diagnostics import (
     capi_version,
     diagnose,
 )
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
 
 Obj = dict[str, Any]

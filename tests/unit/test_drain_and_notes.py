@@ -14,10 +14,11 @@ from kubectl_machinepool.deletechecks import plan_deletion
 from kubectl_machinepool.deletetarget import Mode, Request, Wanted, find_target
 from kubectl_machinepool.deletewrites import writes_for
 from kubectl_machinepool.deleting import note_on
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
 from kubectl_machinepool.disruption import Budget, Disruption
 from kubectl_machinepool.nodedrain import drain_bound
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
 
 MACHINE = "dev-mp-0-x7q2p"

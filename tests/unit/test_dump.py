@@ -13,9 +13,10 @@ import yaml
 from support.objects import NOW
 from support.scenarios import SCENARIOS
 
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.selector import Selection
 
 OBJECTS = SCENARIOS["aws-asg"]("v1beta2", "capi-prod")
 NODES = [o for o in OBJECTS if o["kind"] == "Node"]

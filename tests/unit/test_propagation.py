@@ -10,10 +10,11 @@ from support.scenarios import SCENARIOS, core_manager
 from support.snapshots import NAMESPACE, snapshot_of
 
 from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.propagation import SyncRules, propagation, sync_rules
 from kubectl_machinepool.render.propagation import propagation_document, render_propagation
+from kubectl_machinepool.selector import Selection
 
 DEFAULT_RULES = SyncRules()
 

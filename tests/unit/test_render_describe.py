@@ -13,11 +13,12 @@ from support.snapshots import scenario_snapshot
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.conditions import Condition
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
 from kubectl_machinepool.render.glyphs import ASCII
 from kubectl_machinepool.render.structured import describe_document, to_json
 from kubectl_machinepool.render.tree import TreeOptions, render_tree, tree_table
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.treeview import RowKind, TreeRow, headline, short_provider_id
 
 SCHEMA = json.loads(

@@ -9,9 +9,10 @@ import pytest
 from support.objects import NOW
 from support.snapshots import scenario_snapshot
 
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.treeview import Health, RowKind, TreeModel, TreeRow, build_tree
 
 

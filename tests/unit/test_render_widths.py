@@ -13,12 +13,13 @@ from support.objects import NOW
 
 from kubectl_machinepool.color import Palette
 from kubectl_machinepool.conditions import Condition
-from kubectl_machinepool.description import Description, Selection, describe
+from kubectl_machinepool.description import Description, describe
 from kubectl_machinepool.diagnostics import Finding, Thresholds, capi_version, diagnose
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.render.table import SEPARATOR
 from kubectl_machinepool.render.tree import MESSAGE_MIN, TreeOptions, render_tree, tree_table
 from kubectl_machinepool.render.wrap import NARROWEST, visible_width
+from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.treeview import RowKind, TreeRow, headline
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from kubectl_machinepool.color import Palette
 from kubectl_machinepool.deletechecks import plan_deletion
 from kubectl_machinepool.deletetarget import Mode, Request, Wanted, find_target
 from kubectl_machinepool.deletewrites import writes_for
-from kubectl_machinepool.description import Selection, describe
+from kubectl_machinepool.description import describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
 from kubectl_machinepool.disruption import Disruption
 from kubectl_machinepool.propagation import SyncRules, propagation
@@ -25,6 +25,7 @@ from kubectl_machinepool.render.findings import DiagnosisView, render_diagnosis
 from kubectl_machinepool.render.glyphs import ASCII, UNICODE
 from kubectl_machinepool.render.propagation import render_propagation
 from kubectl_machinepool.render.wrap import NARROWEST, visible_width, wrap
+from kubectl_machinepool.selector import Selection
 
 COLOUR = re.compile("\x1b\\[[0-9;]*m")
 WORDS = st.lists(
