@@ -24,7 +24,7 @@ from kubectl_machinepool.parallel import Pending
 from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.providers import infra_pool
 from kubectl_machinepool.selector import Selection, selected
-from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes, group_of
+from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes, group_of
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
@@ -109,7 +109,25 @@ class _Reads:
     ) -> _Outcome:
         try:
             resource = self.kube.resource(group, kind, version)
-            found = self.kube.list(resource, namespace, selector, shape=shape)
+        except MachinePoolError as err:
+            return _Outcome(group, kind, consequence, [], err)
+        return self.listed(resource, namespace, consequence, selector=selector, shape=shape)
+
+    def listed(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        consequence: str,
+        *,
+        selector: str | None = None,
+        shape: Compactor | None = None,
+        metadata_only: bool = False,
+    ) -> _Outcome:
+        group, kind = resource.group, resource.kind
+        try:
+            found = self.kube.list(
+                resource, namespace, selector, shape=shape, metadata_only=metadata_only
+            )
         except MachinePoolError as err:
             return _Outcome(group, kind, consequence, [], err)
         return _Outcome(group, kind, consequence, found)
@@ -123,15 +141,16 @@ class _Reads:
         selector: str | None = None,
         metadata_only: bool = False,
     ) -> Pending[_Outcome]:
-        def read() -> _Outcome:
-            group, kind = resource.group, resource.kind
-            try:
-                found = self.kube.list(resource, namespace, selector, metadata_only=metadata_only)
-            except MachinePoolError as err:
-                return _Outcome(group, kind, consequence, [], err)
-            return _Outcome(group, kind, consequence, found)
-
-        return self.spawn(read)
+        return self.spawn(
+            partial(
+                self.listed,
+                resource,
+                namespace,
+                consequence,
+                selector=selector,
+                metadata_only=metadata_only,
+            )
+        )
 
     def record(self, outcome: _Outcome) -> list[RawObject]:
         if outcome.error is None:
@@ -160,8 +179,7 @@ class _Reads:
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
-    resource = Resource(CAPI_GROUP, kube.capi_version(), "MachinePool", "machinepools")
-    pools = kube.list(resource, namespace, selection.selector)
+    pools = kube.list(kube.capi_resource("MachinePool"), namespace, selection.selector)
     return [p for p in pools if selected(p, selection)]
 
 
@@ -224,13 +242,10 @@ class _Instances:
         ]
 
     def _machines(self) -> _Outcome:
-        capi = self.reads.kube.capi_version()
-        return self.reads.now(
-            CAPI_GROUP,
-            "Machine",
+        return self.reads.listed(
+            self.reads.kube.capi_resource("Machine"),
             self.namespace,
             _MACHINES_WHY,
-            version=capi,
             selector=POOL_NAME_LABEL,
             shape=self.compact,
         )
@@ -375,17 +390,17 @@ def read_description(
     *,
     diagnosis: bool = False,
     report_extras: bool = False,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Snapshot:
     """For `describe` and the commands after it: pools, their Clusters, provider objects, Nodes.
 
     diagnosis adds what only rules need: the core controller Deployment (its version), control
     planes, Secret names in scope and the workload's bootstrap token Secret names. Every pool in
     scope is kept, selected or not, so a Node naming a pool that is not there is really orphaned.
-    After the MachinePools, every LIST runs side by side, the workload clusters' Nodes included.
+    After the MachinePools, every LIST runs side by side, the workload clusters' Nodes included;
+    meanwhile is called once they all have started (the caller's own work, e.g. imports).
     """
-    capi = kube.capi_version()
-    resource = Resource(CAPI_GROUP, capi, "MachinePool", "machinepools")
-    every_pool = kube.list(resource, namespace)
+    every_pool = kube.list(kube.capi_resource("MachinePool"), namespace)
     pools = [p for p in every_pool if selected(p, selection)]
     reads = _Reads(kube)
     clusters = {
@@ -407,7 +422,7 @@ def read_description(
     if pools or named:
         why = "Clusters show as not readable"
         cluster_read = reads.spawn(
-            partial(reads.now, CAPI_GROUP, "Cluster", namespace, why, version=capi)
+            partial(reads.listed, kube.capi_resource("Cluster"), namespace, why)
         )
     instances = _Instances(reads, namespace, _template_refs(pools, "infrastructureRef"))
     bootstrap = reads.kinds(
@@ -428,6 +443,8 @@ def read_description(
                 metadata_only=True,
             )
         )
+    if meanwhile is not None:
+        meanwhile()
 
     objects: list[RawObject] = list(every_pool)
     cluster_objects: list[RawObject] = []

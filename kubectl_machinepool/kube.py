@@ -42,6 +42,9 @@ MAX_LIST_ANSWER = 256 << 20
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
+CAPI_PLURALS = {"Cluster": "clusters", "MachinePool": "machinepools", "Machine": "machines"}
+
+
 @dataclass(frozen=True, slots=True)
 class Resource:
     group: str
@@ -386,6 +389,11 @@ class Kube:
             f"{self.where} serves {CAPI_GROUP} only in {', '.join(map(str, served))}",
             hint="supported: Cluster API v1beta1 (up to 1.10) and v1beta2 (1.11 and later)",
         )
+
+    def capi_resource(self, kind: str) -> Resource:
+        """One of Cluster API's own kinds, in the version discovery found. Their plurals are
+        fixed, so no CRD is read: on a busy server that GET held the Machine LIST back ~40 ms."""
+        return Resource(CAPI_GROUP, self.capi_version(), kind, CAPI_PLURALS[kind])
 
     def resource(self, group: str, kind: str, preferred: str | None = None) -> Resource:
         """Resolve group+kind to a served version and plural, as Cluster API does, cached per run.

@@ -23,6 +23,9 @@ def _show_conditions(
     return frozenset(kinds)
 
 
+_RENDERERS = ("kubectl_machinepool.render.tree", "kubectl_machinepool.render.structured")
+
+
 @click.command("describe", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Describe")
 @click.option(
@@ -74,13 +77,13 @@ def describe_command(
       # a dump, read as at the time it was taken
       kubectl machinepool describe -f dump.yaml --now 2026-11-29T15:00:00Z
     """
+    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_RENDERERS)
     from kubectl_machinepool import reading
     from kubectl_machinepool.color import Palette
     from kubectl_machinepool.render.glyphs import ASCII, UNICODE
     from kubectl_machinepool.render.structured import describe_stream, write_document
     from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
-    loaded = flags.described(env, access, source, pools, report_extras=False)
     now = loaded.description.now
     _, findings = reading.judge(loaded, rules)
     color = env.color(output.color)

@@ -16,6 +16,9 @@ class FindingsAbove(MachinePoolError):
     exit_code = ExitCode.FINDINGS
 
 
+_RENDERERS = ("kubectl_machinepool.render.findings", "kubectl_machinepool.render.structured")
+
+
 @click.command("diagnose", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Diagnose")
 @click.option(
@@ -55,6 +58,7 @@ def diagnose_command(
       # in CI: fail on warnings and errors, from a dump taken earlier
       kubectl machinepool diagnose -A -f dump.yaml --now 2026-11-29T15:00:00Z --fail-on warning
     """
+    loaded = flags.described(env, access, source, pools, report_extras=True, prepare=_RENDERERS)
     from kubectl_machinepool import reading
     from kubectl_machinepool.color import Palette
     from kubectl_machinepool.diagnostics import Severity
@@ -65,7 +69,6 @@ def diagnose_command(
     )
     from kubectl_machinepool.render.structured import write_document
 
-    loaded = flags.described(env, access, source, pools, report_extras=True)
     capi, findings = reading.judge(loaded, rules)
     color = env.color(output.color)
     view = DiagnosisView(loaded.description, findings, capi, rules.thresholds, Palette(color))

@@ -270,13 +270,15 @@ def described(
     pools: PoolScope,
     *,
     report_extras: bool,
+    prepare: Sequence[str] = (),
 ) -> Loaded:
-    """The read commands' common start: the pools described, what could not be read warned."""
+    """The read commands' common start: the pools described, what could not be read warned.
+    prepare: the modules the command goes on with, imported while the reads run."""
     from kubectl_machinepool import reading
 
     now = source.now or env.now()
     loaded = reading.load_description(
-        access, source, pools, now, env.stdin, report_extras=report_extras
+        access, source, pools, now, env.stdin, report_extras=report_extras, prepare=prepare
     )
     env.keep(loaded)
     for note in loaded.notes:

@@ -14,6 +14,13 @@ LABELS_FLAG = "--additional-sync-machine-labels"
 ANNOTATIONS_FLAG = "--additional-sync-machine-annotations"
 
 
+_MODULES = (
+    "kubectl_machinepool.propagation",
+    "kubectl_machinepool.render.propagation",
+    "kubectl_machinepool.render.structured",
+)
+
+
 @click.command("diff-metadata", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Compare")
 @click.option(
@@ -61,6 +68,7 @@ def diff_metadata_command(
       # as if the manager ran with an extra label regex
       kubectl machinepool diff-metadata workers-0 --additional-sync-machine-labels '^example\\.com/'
     """
+    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_MODULES)
     from kubectl_machinepool import reading
     from kubectl_machinepool.color import Palette
     from kubectl_machinepool.diagnostics import core_controller
@@ -70,7 +78,6 @@ def diff_metadata_command(
     from kubectl_machinepool.render.structured import write_document
     from kubectl_machinepool.snapshot import CAPI_GROUP
 
-    loaded = flags.described(env, access, source, pools, report_extras=False)
     rules = sync_rules(core_controller(loaded.snapshot), sync_labels, sync_annotations)
     results = [
         propagation(

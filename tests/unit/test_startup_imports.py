@@ -172,3 +172,33 @@ def test_a_cache_file_holding_another_key_is_no_answer(env) -> None:
     entry.write_text(json.dumps({**stored, "key": stored["key"].replace(NAMESPACE, "other")}))
     key = suggest._cache_key("pools", {"namespace": NAMESPACE})
     assert suggest._cached(key, lambda: [("fresh", "")]) == [("fresh", "")]
+
+
+# The model, the rules and the renderers: a read command imports them while its reads run.
+AFTER_THE_READS = (
+    "kubectl_machinepool.description",
+    "kubectl_machinepool.diagnostics",
+    "kubectl_machinepool.render.tree",
+    "kubectl_machinepool.render.findings",
+)
+
+
+@pytest.mark.parametrize("command", ["describe", "diagnose", "diff-metadata"])
+def test_the_first_request_goes_out_before_the_model_and_renderers_are_imported(
+    env, command
+) -> None:
+    """The server refuses the connection: what counts is what was loaded when it was tried."""
+    body = (
+        "from kubectl_machinepool import kube\n"
+        "asked = kube.Kube.request\n"
+        "def first(self, *args, **kwargs):\n"
+        f"    print(*(m for m in {AFTER_THE_READS!r} if m in sys.modules), 'asked', sep='\\n')\n"
+        "    kube.Kube.request = asked\n"
+        "    return asked(self, *args, **kwargs)\n"
+        "kube.Kube.request = first\n"
+        "from kubectl_machinepool.cli import main\n"
+        f"try:\n    main([{command!r}, '--request-timeout', '5s'])\nexcept SystemExit:\n    pass\n"
+    )
+    output, modules = run_probe(env, body)
+    assert output == ["asked"]
+    assert "kubectl_machinepool.connection" in modules
