@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,7 +42,7 @@ def transport_errors(where: str) -> Iterator[None]:
             f"the API server of {where} did not answer within the request timeout",
             hint="raise --request-timeout, or check that the server is reachable",
         ) from err
-    except (urllib3.exceptions.ProtocolError, ConnectionError) as err:
+    except (urllib3.exceptions.ProtocolError, http.client.HTTPException, ConnectionError) as err:
         # Dropped before an answer came: a read may simply be asked again.
         raise Retry(unreachable(where, err), 0.0) from err
     except (urllib3.exceptions.HTTPError, OSError) as err:

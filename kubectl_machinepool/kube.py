@@ -7,6 +7,7 @@ failure into a MachinePoolError. What to read is fetch.py's business; both retur
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import time
@@ -86,6 +87,28 @@ def _handed_back(response: Any) -> Iterator[None]:
         raise
     finally:
         response.release_conn()
+
+
+def _read1(response: Any) -> Callable[[int], bytes]:
+    """The answer's read1. An API server sends a large LIST in chunks of 2-4 KiB; urllib3's
+    wrapper around each http.client read1 cost 0.1 s of CPU per 30 MB (5000 Machines), so the
+    http.client answer is read directly when nothing is left for urllib3 to decode."""
+    raw = getattr(response, "_fp", None)
+    encoded = response.headers.get("Content-Encoding", "identity").lower() != "identity"
+    if not isinstance(raw, http.client.HTTPResponse) or encoded:
+        return response.read1
+
+    def read1(size: int) -> bytes:
+        data = raw.read1(size)
+        if not data:
+            # http.client's read1 neither says that a Content-Length answer was cut short
+            # nor closes one read to its end, which its connection needs to be used again.
+            if raw.length:
+                raise http.client.IncompleteRead(b"", raw.length)
+            raw.close()
+        return data
+
+    return read1
 
 
 class Kube:
@@ -210,8 +233,9 @@ class Kube:
             timeout = max(timeout, self._answer_timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         total = 0
+        read1 = _read1(response)
         # read1: one receive at a time, so a server dripping bytes meets the deadline.
-        while chunk := response.read1(1 << 20):
+        while chunk := read1(1 << 20):
             total += len(chunk)
             if total > bound:
                 raise ClusterAccessError(

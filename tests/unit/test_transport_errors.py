@@ -6,6 +6,7 @@ import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
@@ -187,3 +188,58 @@ def test_a_long_answer_that_keeps_coming_meets_the_answer_timeout_not_the_reques
         assert _list_nodes(port, 30.0) == [f"node-{i}" for i in range(6)]
         with pytest.raises(UnreachableError, match="within the request timeout"):
             _list_nodes(port, None)
+
+
+def _node_list(count: int) -> bytes:
+    items = [{"metadata": {"name": f"node-{i}"}} for i in range(count)]
+    return json.dumps({"kind": "NodeList", "items": items, "metadata": {}}).encode()
+
+
+class KeepAliveHandler(QuietHandler):
+    """HTTP/1.1 with Content-Length answers, as the API server sends small ones; the first
+    answer of the server's life is cut short when the class says so."""
+
+    protocol_version = "HTTP/1.1"
+    cut_first = False
+    peers: ClassVar[list[int]] = []
+
+    def do_GET(self) -> None:
+        body = _node_list(3)
+        first = not self.peers
+        self.peers.append(self.client_address[1])
+        if first and self.cut_first:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.close_connection = True
+            return
+        self.reply(200, body)
+
+
+def _kube(port: int) -> Kube:
+    settings = Settings(f"http://127.0.0.1:{port}")
+    return Kube(Connection(settings, "workload", "default", settings.host), 5.0)
+
+
+def test_an_answer_read_to_its_end_leaves_its_connection_for_the_next_request() -> None:
+    handler = type("Handler", (KeepAliveHandler,), {"peers": []})
+    with serving(handler) as server, _kube(server.server_address[1]) as kube:
+        for _ in range(3):
+            assert len(kube.list(NODES, None)) == 3
+            assert kube.request("GET", "/api/v1/nodes")["kind"] == "NodeList"
+    assert len(handler.peers) == 6
+    assert len(set(handler.peers)) == 1  # one connection carried all six
+
+
+def test_a_content_length_answer_cut_short_is_asked_again() -> None:
+    """http.client's read1 says nothing when the connection ends early: the read must."""
+    handler = type("Handler", (KeepAliveHandler,), {"peers": [], "cut_first": True})
+    with serving(handler) as server, _kube(server.server_address[1]) as kube:
+        assert [n["metadata"]["name"] for n in kube.list(NODES, None)] == [
+            "node-0",
+            "node-1",
+            "node-2",
+        ]
+    assert len(handler.peers) == 2
