@@ -39,6 +39,12 @@ class Compactor:
         self._unused = unused
         self._seen: dict[tuple[Any, ...], Any] = {}
 
+    @property
+    def managed_fields(self) -> bool:
+        """Whether the objects keep their managedFields: when not, Kube.list need not even
+        decode them."""
+        return ("metadata", "managedFields") not in self._unused
+
     def __call__(self, obj: RawObject) -> None:
         for section, field in self._unused:
             part = obj.get(section)

@@ -126,7 +126,12 @@ class _Reads:
         group, kind = resource.group, resource.kind
         try:
             found = self.kube.list(
-                resource, namespace, selector, shape=shape, metadata_only=metadata_only
+                resource,
+                namespace,
+                selector,
+                shape=shape,
+                metadata_only=metadata_only,
+                managed_fields=shape is None or shape.managed_fields,
             )
         except MachinePoolError as err:
             return _Outcome(group, kind, consequence, [], err)
@@ -360,7 +365,8 @@ def workload_nodes(
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override)."""
     try:
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
-            nodes = workload.list(NODES, None, shape=Compactor(NODE_UNUSED))
+            compact = Compactor(NODE_UNUSED)
+            nodes = workload.list(NODES, None, shape=compact, managed_fields=compact.managed_fields)
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"

@@ -27,7 +27,7 @@ from kubectl_machinepool.errors import (
 )
 from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.kubewatch import WATCH_SLACK, WATCH_WINDOW, Watch, stream_lines, watch
-from kubectl_machinepool.liststream import NotAList, read_list
+from kubectl_machinepool.liststream import NotAList, read_list, without_managed_fields
 from kubectl_machinepool.options import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
 from kubectl_machinepool.transport import Timeout, Transport
@@ -73,6 +73,7 @@ class _Call:
     accept: str = "application/json"
     body: dict[str, Any] | None = None
     content_type: str = "application/json"
+    managed_fields: bool = True
 
 
 @contextmanager
@@ -176,13 +177,15 @@ class Kube:
         content_type: str = "application/json",
         timeout: float | None = None,
         items: Callable[[], Callable[[Any], None]] | None = None,
+        managed_fields: bool = True,
     ) -> dict[str, Any]:
         """One API call; timeout, when given, replaces the connection's own. Reads are
         retried as client-go retries them: after a dropped connection and when the server asks
         for it (429/5xx with Retry-After). Writes never are: whether a write took effect is for
         the caller to find out. With items, a list answer's elements go one by one, as they
-        arrive, to the sink items() gives for each attempt, and the rest comes back."""
-        call = _Call(method, path, query, accept, body, content_type)
+        arrive, to the sink items() gives for each attempt, and the rest comes back;
+        managed_fields=False leaves the items' managedFields out."""
+        call = _Call(method, path, query, accept, body, content_type, managed_fields)
         for attempt in range(READ_RETRIES + 1):
             try:
                 sink = items() if items is not None else None
@@ -200,7 +203,7 @@ class Kube:
             response = self._open(call, timeout)
             status = response.status
             if item is not None and 200 <= status < 300:
-                return self._listed(response, timeout, item, call.path)
+                return self._listed(response, timeout, item, call)
             data = self._body(response, timeout)
             asked_to_wait = response.headers.get("Retry-After")
         if 200 <= status < 300:
@@ -252,16 +255,18 @@ class Kube:
             return b"".join(self._chunks(response, timeout, MAX_ANSWER, "an answer"))
 
     def _listed(
-        self, response: Any, timeout: float | None, item: Callable[[Any], None], path: str
+        self, response: Any, timeout: float | None, item: Callable[[Any], None], call: _Call
     ) -> dict[str, Any]:
         """A list answer walked as it arrives (liststream.py): at most MAX_LIST_ANSWER bytes,
         MAX_ANSWER for any one object in it."""
         chunks = self._chunks(response, timeout, MAX_LIST_ANSWER, "a list answer")
+        if not call.managed_fields:
+            chunks = without_managed_fields(chunks)
         with _handed_back(response):
             try:
                 return read_list(chunks, item, MAX_ANSWER)
             except NotAList:
-                raise self._not_kubernetes(path) from None
+                raise self._not_kubernetes(call.path) from None
 
     def _not_kubernetes(self, path: str) -> ClusterAccessError:
         # A login page or proxy answering in place of the API server, typically.
@@ -288,13 +293,15 @@ class Kube:
         field_selector: str | None = None,
         metadata_only: bool = False,
         shape: Callable[[RawObject], None] | None = None,
+        managed_fields: bool = True,
     ) -> list[RawObject]:
         """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
 
         metadata_only asks the server for PartialObjectMetadata: names and labels without the
         data, which is all a check for Secrets needs and all it should see. shape is called
         on each object as its page arrives (to forget or share parts of it): thousands of
-        per-instance objects are what a large pool's memory is made of.
+        per-instance objects are what a large pool's memory is made of. managed_fields=False
+        cuts the objects' managedFields from the answer before it is decoded (liststream.py).
         """
         found: list[RawObject] = []
         query: dict[str, str] = {"limit": str(self.chunk_size)} if self.chunk_size else {}
@@ -323,7 +330,14 @@ class Kube:
 
         while True:
             try:
-                rest = self.request("GET", resource.path(namespace), query, accept, items=sink)
+                rest = self.request(
+                    "GET",
+                    resource.path(namespace),
+                    query,
+                    accept,
+                    items=sink,
+                    managed_fields=managed_fields,
+                )
             except MachinePoolError as err:
                 if err.status != 410 or "continue" not in query or "limit" not in query:
                     raise

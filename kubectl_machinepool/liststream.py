@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,13 @@ _DECODE = json.JSONDecoder().raw_decode
 # Text read before a value is tried again: a receive is often one TLS record (16 KiB), and each
 # try at a value cut short scans it in vain; trying per MiB made a 30 MB answer 2x cheaper.
 READ_AHEAD = 1 << 20
+BLOCK = 256 << 10
+
+
+# A key is the only place these bytes can be: inside a JSON string every quote follows a
+# backslash.
+_MANAGED_FIELDS = b',"managedFields":['
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
 
 
 class NotAList(ValueError):
@@ -148,3 +156,93 @@ def _last(text: _Text, end: str) -> bool:
     if following not in (",", end) or not following:
         raise NotAList(f"expected ',' or {end!r} at {text.pos - 1}")
     return following == end
+
+
+def without_managed_fields(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The answer's bytes with every `,"managedFields":[...]` left out before anything is
+    decoded: they are more than half of a Machine's or a Node's text, and two thirds of the
+    time json takes to decode it (0.28 s instead of 0.85 s for 5000 Machines). Objects whose
+    managedFields come first, or are written with spaces, keep them.
+
+    The array's end is its first ']' outside a string: managedFields entries hold objects and
+    strings only (FieldsV1 is a trie of objects). Escapes are dropped before quotes are counted,
+    so a '"' or ']' inside a string is no end; a server that nests arrays there gets its
+    answer cut wrongly, which the decoder then rejects as invalid JSON.
+    """
+    skipping = _Skipped()
+    held = b""  # the last bytes, when they may be the start of the pattern
+    for block in _blocks(chunks):
+        data = held + block if held else block
+        held = b""
+        pieces: list[bytes] = []
+        pos = 0
+        while True:
+            if skipping.active:
+                end = skipping.end_in(data, pos)
+                if end < 0:
+                    break
+                pos = end + 1
+            found = data.find(_MANAGED_FIELDS, pos)
+            if found < 0:
+                keep = max(pos, len(data) - len(_MANAGED_FIELDS) + 1)
+                pieces.append(data[pos:keep])
+                held = data[keep:]
+                break
+            pieces.append(data[pos:found])
+            skipping.start()
+            pos = found + len(_MANAGED_FIELDS)
+        if out := b"".join(pieces):
+            yield out
+    if held:
+        yield held
+
+
+def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The chunks joined into blocks of BLOCK bytes or more: a server sends a LIST in chunks of
+    2-4 KiB, and the cut costs per block (0.33 s for 5000 Machines per 3 KB, 0.07 s per MiB)."""
+    pieces: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        pieces.append(chunk)
+        size += len(chunk)
+        if size >= BLOCK:
+            yield b"".join(pieces)
+            pieces, size = [], 0
+    if pieces:
+        yield b"".join(pieces)
+
+
+class _Skipped:
+    """Where a skipped array is: how many quotes so far (odd: inside a string), and whether the
+    last byte seen was a backslash still escaping the next one."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.quotes = 0
+        self.escaping = False
+
+    def start(self) -> None:
+        self.active, self.quotes, self.escaping = True, 0, False
+
+    def end_in(self, data: bytes, pos: int) -> int:
+        """The index of the array's closing ']' in data from pos, or -1 (all of it skipped)."""
+        while True:
+            bracket = data.find(b"]", pos)
+            stop = len(data) if bracket < 0 else bracket
+            segment = data[pos:stop]
+            if self.escaping and segment:
+                segment, self.escaping = segment[1:], False
+            if b"\\\\" in segment:  # an escaped backslash: pair the escapes up one by one
+                segment = _ESCAPE.sub(b"", segment)
+            if segment.endswith(b"\\"):  # escapes the byte after it
+                segment, self.escaping = segment[:-1], True
+            # With no escaped backslash left, every backslash-quote is an escaped quote.
+            self.quotes += segment.count(b'"') - segment.count(b'\\"')
+            if bracket < 0:
+                return -1
+            if self.escaping:
+                self.escaping = False
+            elif self.quotes % 2 == 0:
+                self.active = False
+                return bracket
+            pos = bracket + 1
