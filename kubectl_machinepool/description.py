@@ -182,6 +182,11 @@ def describe_pool(
     )
 
 
+def _node_states(workload: WorkloadNodes | None, raw: tuple[RawObject, ...]) -> list[NodeState]:
+    made = workload.states if workload else None
+    return list(made) if made is not None else [node_state(n) for n in raw]
+
+
 def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:
     """Every selected MachinePool, grouped under its Cluster, ordered by namespace and name."""
     by_cluster: dict[tuple[str, str], list[RawObject]] = {}
@@ -203,7 +208,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
     for (namespace, name), raws in sorted(by_cluster.items()):
         workload: WorkloadNodes | None = snapshot.nodes_for(namespace, name)
         raw_nodes = workload.nodes if workload else None
-        nodes = None if raw_nodes is None else [node_state(n) for n in raw_nodes]
+        nodes = None if raw_nodes is None else _node_states(workload, raw_nodes)
         cluster_raw = snapshot.find(CAPI_GROUP, "Cluster", namespace, name)
         paused = dig(cluster_raw, "spec", "paused") is True
         pools = sorted(

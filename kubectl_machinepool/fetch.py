@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
 from kubectl_machinepool.connection import connection_from_dict, load_connection
@@ -25,6 +25,9 @@ from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.providers import infra_pool
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes, group_of
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.states import NodeState
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
@@ -362,17 +365,33 @@ def workload_nodes(
     *,
     tokens: bool = False,
 ) -> WorkloadNodes:
-    """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override)."""
+    """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override).
+
+    Each Node's state is made as it arrives: this LIST is often the last to end (a pool
+    without Machines waits for nothing else), and making 5000 states after it took 0.09 s.
+    """
+    from kubectl_machinepool.states import node_state
+
+    compact = Compactor(NODE_UNUSED)
+    # By identity, with the Node held, so that a page asked again cannot leave a stale entry.
+    made: dict[int, tuple[RawObject, NodeState]] = {}
+
+    def shape(node: RawObject) -> None:
+        compact(node)
+        made[id(node)] = (node, node_state(node))
+
     try:
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
-            compact = Compactor(NODE_UNUSED)
-            nodes = workload.list(NODES, None, shape=compact, managed_fields=compact.managed_fields)
+            nodes = workload.list(NODES, None, shape=shape, managed_fields=compact.managed_fields)
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
         return WorkloadNodes(namespace, cluster, None, note, unreachable=unreachable)
-    return WorkloadNodes(namespace, cluster, tuple(nodes), token_secrets=token_secrets)
+    states = tuple(made[id(node)][1] for node in nodes)
+    return WorkloadNodes(
+        namespace, cluster, tuple(nodes), token_secrets=token_secrets, states=states
+    )
 
 
 def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str | None]:

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.states import NodeState
 
 RawObject = dict[str, Any]
 
@@ -36,6 +39,8 @@ class WorkloadNodes:
     token_secrets: tuple[str, ...] | None = None
     # The workload API server did not answer (as opposed to refusing us, or not being asked).
     unreachable: bool = False
+    # The state of each of nodes, made as they were read; None: made when they are described.
+    states: tuple[NodeState, ...] | None = None
 
 
 @dataclass(frozen=True)
