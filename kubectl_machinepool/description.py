@@ -14,6 +14,7 @@ from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
 from kubectl_machinepool.fields import dig, mapping, text
 from kubectl_machinepool.instances import Instance, InstanceContext, pool_instances
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
+from kubectl_machinepool.outsiders import OutsideNodes, existing_pools, outside_nodes
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
 from kubectl_machinepool.states import (
@@ -76,6 +77,9 @@ class ClusterDescription:
     nodes: tuple[NodeState, ...] | None = None
     # The workload API server did not answer (not: refused us, or was not asked).
     workload_unreachable: bool = False
+    # The Nodes no pool's instances hold (outsiders.py); None when the Nodes were not read or
+    # the selection left some of the Cluster's pools out (their Nodes would look unclaimed).
+    outside: OutsideNodes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +191,30 @@ def _node_states(workload: WorkloadNodes | None, raw: tuple[RawObject, ...]) -> 
     return list(made) if made is not None else [node_state(n) for n in raw]
 
 
+def _outside(
+    key: tuple[str, str],
+    nodes: list[NodeState] | None,
+    pools: list[PoolDescription],
+    workload: WorkloadNodes | None,
+    *,
+    snapshot: Snapshot,
+    selection: Selection,
+    now: datetime,
+) -> OutsideNodes | None:
+    if nodes is None or workload is None or selection.names or selection.selector:
+        return None
+    held = {i.node.name for p in pools for i in p.instances if i.node is not None}
+    return outside_nodes(
+        *key,
+        nodes,
+        pools=[p.pool for p in pools],
+        held=held,
+        existing=existing_pools(snapshot),
+        now=now,
+        shared=workload.cluster is None,
+    )
+
+
 def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:
     """Every selected MachinePool, grouped under its Cluster, ordered by namespace and name."""
     by_cluster: dict[tuple[str, str], list[RawObject]] = {}
@@ -227,6 +255,15 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                 workload_unreachable=workload is not None and workload.unreachable,
                 pools=tuple(pools),
                 nodes=None if nodes is None else tuple(nodes),
+                outside=_outside(
+                    (namespace, name),
+                    nodes,
+                    pools,
+                    workload,
+                    snapshot=snapshot,
+                    selection=selection,
+                    now=now,
+                ),
             )
         )
     return Description(tuple(clusters), now, snapshot.notes)

@@ -16,17 +16,11 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.diagnostics.scaling import UNINITIALIZED_TAINT
-from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import (
-    CLUSTER_NAME_ANNOTATION,
-    CLUSTER_NAMESPACE_ANNOTATION,
-    OWNER_KIND_ANNOTATION,
-    OWNER_NAME_ANNOTATION,
     claims_pool,
 )
-from kubectl_machinepool.snapshot import CAPI_GROUP
+from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT, existing_pools, gone_owner
 
 V1_12 = (1, 12, 0)
 
@@ -164,24 +158,12 @@ def stale_ownership(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator
 
 def orphan_nodes(rule: Rule, ctx: Context) -> Iterator[Finding]:
     """Nodes whose owner annotations name a MachinePool that no longer exists."""
-    if ctx.nodes is None or not ctx.snapshot.was_read(CAPI_GROUP, "MachinePool"):
+    existing = existing_pools(ctx.snapshot)
+    if ctx.nodes is None or existing is None:
         return
-    existing = {
-        (text(dig(p, "metadata", "namespace")), text(dig(p, "metadata", "name")))
-        for p in ctx.snapshot.of_kind(CAPI_GROUP, "MachinePool")
-    }
     for node in ctx.nodes:
-        notes = node.annotations
-        if notes.get(OWNER_KIND_ANNOTATION) != "MachinePool":
-            continue
-        owner = (notes.get(CLUSTER_NAMESPACE_ANNOTATION), notes.get(OWNER_NAME_ANNOTATION))
-        # A dump's Nodes stand for every Cluster in it: keep each Node to its own Cluster.
-        cluster = notes.get(CLUSTER_NAME_ANNOTATION, ctx.cluster.name)
-        if (
-            owner[0] == ctx.cluster.namespace
-            and cluster == ctx.cluster.name
-            and owner not in existing
-        ):
+        owner = gone_owner(node, ctx.cluster.namespace, ctx.cluster.name, existing)
+        if owner is not None:
             state = "Ready" if node.ready else "NotReady"
             message = (
                 f"Node {node.name} ({state}) belongs to MachinePool {owner[0]}/{owner[1]}, which "

@@ -22,9 +22,8 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.diagnostics.replicas import replica_writes, v1beta2_ready
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import OWNER_KIND_ANNOTATION, claims_pool
+from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT
 from kubectl_machinepool.states import NodeState
-
-UNINITIALIZED_TAINT = "node.cluster.x-k8s.io/uninitialized:NoSchedule"
 
 
 def scaling_since(pool: PoolDescription, ctx: Context) -> datetime | None:
