@@ -26,6 +26,7 @@ from kubectl_machinepool.description import (
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import Instance
+from kubectl_machinepool.outsiders import OutsideNode
 from kubectl_machinepool.states import NodeState, ObjectState
 
 # Where a long providerID was shortened; the printer shows it with its glyph set's ellipsis.
@@ -351,6 +352,40 @@ def _pool(pool: PoolDescription, ctx: _Context) -> TreeRow:
     )
 
 
+def _outside_node(outside: OutsideNode, cluster: ClusterDescription, ctx: _Context) -> TreeRow:
+    name = outside.node.name
+    codes = _codes(
+        [
+            f
+            for f in ctx.findings
+            if (f.namespace, f.cluster, f.pool) == (cluster.namespace, cluster.name, "")
+            and (name in f.instances or f.subject == f"Node {name}")
+        ]
+    )
+    message = "; ".join(outside.reasons) or "no pool claims it"
+    return _rebuilt(
+        _node(outside.node, ctx), message=message, problem=bool(outside.reasons), codes=codes
+    )
+
+
+def _outside(cluster: ClusterDescription, ctx: _Context) -> list[TreeRow]:
+    """One group row for the Nodes no pool holds: counted ones as numbers, the rest as rows."""
+    outside = cluster.outside
+    if outside is None or outside.total == 0:
+        return []
+    rows = tuple(_outside_node(n, cluster, ctx) for n in outside.listed)
+    counts = (
+        f"control plane {outside.control_plane}, MachineDeployments "
+        f"{outside.machine_deployments}, others {len(outside.listed)}"
+    )
+    worst = Health.ERROR if any(r.problem for r in rows) else Health.OK
+    return [
+        TreeRow(
+            RowKind.GROUP, "Nodes in no MachinePool", message=counts, health=worst, children=rows
+        )
+    ]
+
+
 def _cluster(cluster: ClusterDescription, ctx: _Context) -> TreeRow:
     label = f"Cluster {cluster.namespace}/{cluster.name}"
     if cluster.cluster is not None:
@@ -363,7 +398,8 @@ def _cluster(cluster: ClusterDescription, ctx: _Context) -> TreeRow:
     if cluster.paused:
         changes = {"message": "spec.paused is true: nothing is reconciled", "problem": True}
     pools = tuple(_pool(p, ctx) for p in cluster.pools)
-    return _rebuilt(row, children=(*row.children, *pools), **changes)
+    outside = _outside(cluster, ctx)
+    return _rebuilt(row, children=(*row.children, *pools, *outside), **changes)
 
 
 def cluster_findings(

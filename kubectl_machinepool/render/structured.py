@@ -10,6 +10,7 @@ from kubectl_machinepool.description import ClusterDescription, Description, Poo
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.model import MachinePool, ObjectRef
+from kubectl_machinepool.outsiders import OutsideNode, OutsideNodes
 from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.timeutil import format_time
@@ -188,6 +189,34 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
     }
 
 
+def _outside_node(outside: OutsideNode) -> dict[str, Any]:
+    node, likely = outside.node, outside.likely_pools
+    return {
+        "name": node.name,
+        "uid": node.uid,
+        "providerID": node.provider_id,
+        "ready": node.ready,
+        "reasons": list(outside.reasons),
+        # One name when the evidence points at one pool; every candidate in likelyPools.
+        "likelyPool": likely[0] if len(likely) == 1 else None,
+        "likelyPools": list(likely),
+        "uninitializedTaintSeconds": None
+        if outside.tainted_for is None
+        else int(outside.tainted_for.total_seconds()),
+    }
+
+
+def _outside(outside: OutsideNodes | None) -> dict[str, Any] | None:
+    if outside is None:
+        return None
+    return {
+        "controlPlane": outside.control_plane,
+        "machineDeployments": outside.machine_deployments,
+        "others": len(outside.listed),
+        "nodes": [_outside_node(n) for n in outside.listed],
+    }
+
+
 def _cluster(cluster: ClusterDescription) -> dict[str, Any]:
     state = object_doc(cluster.cluster)
     return {
@@ -201,6 +230,7 @@ def _cluster(cluster: ClusterDescription) -> dict[str, Any]:
         "conditions": state["conditions"] if state else [],
         "nodes": {"read": cluster.nodes_read, "note": cluster.nodes_note},
         "machinePools": [_pool(p) for p in cluster.pools],
+        "nodesOutsidePools": _outside(cluster.outside),
     }
 
 
