@@ -20,7 +20,12 @@ from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import (
     claims_pool,
 )
-from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT, existing_pools, gone_owner
+from kubectl_machinepool.outsiders import (
+    UNINITIALIZED_TAINT,
+    OutsideNode,
+    existing_pools,
+    gone_owner,
+)
 
 V1_12 = (1, 12, 0)
 
@@ -142,6 +147,30 @@ def uninitialized_taint(rule: Rule, pool: PoolDescription, ctx: Context) -> Iter
         yield rule.finding(pool, pool_subject(pool), message, instances=tuple(late))
 
 
+def _likely(outside: OutsideNode) -> str:
+    pools = ", ".join(outside.likely_pools)
+    if not pools:
+        return "no pool's providerIDs or owner annotations point at it"
+    if any(r.startswith("owner annotations") for r in outside.reasons):
+        return f"its owner annotations name MachinePool {pools}, which does not exist"
+    return f"it most likely belongs to {pools}: same provider group as the pool's providerIDs"
+
+
+def uninitialized_taint_outside(rule: Rule, ctx: Context) -> Iterator[Finding]:
+    """R8 for the Nodes no pool lists: nothing will remove their taint until one does."""
+    outside = ctx.cluster.outside
+    for listed in outside.listed if outside else ():
+        lasted = listed.tainted_for
+        if not listed.tainted_since_ready or lasted is None or lasted <= ctx.thresholds.taint:
+            continue
+        message = (
+            f"Node {listed.node.name} still carries {UNINITIALIZED_TAINT} "
+            f"{human_duration(lasted)} after turning Ready and no pool lists its providerID; "
+            f"{_likely(listed)}"
+        )
+        yield rule.cluster_finding(ctx, f"Node {listed.node.name}", message)
+
+
 def stale_ownership(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     claiming = [
         i.node.name
@@ -247,8 +276,9 @@ RULES = [
         "R8",
         "Uninitialized taint not removed",
         Severity.WARNING,
-        "a pool Node still has node.cluster.x-k8s.io/uninitialized:NoSchedule longer than "
-        "--taint-grace after its Ready condition turned True",
+        "a pool Node, or a Node no pool lists (named with the pool it likely belongs to), still has "
+        "node.cluster.x-k8s.io/uninitialized:NoSchedule longer than --taint-grace after its Ready "
+        "condition turned True",
         "Nothing schedules on the Node. Usually the Node is not matched (MP0103, MP0401), or, with "
         "MachinePool Machines, two controllers race to remove the taint.",
         "Check that the providerID is in spec.providerIDList and the infra pool is ready; with "
@@ -256,6 +286,7 @@ RULES = [
         "it guards.",
         (CAPI + "8258", CAPI + "8442", CAPI + "9858", CAPI + "14053"),
         uninitialized_taint,
+        check_cluster=uninitialized_taint_outside,
         needs_reconcile=True,
     ),
     Rule(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -333,3 +334,70 @@ def test_every_node_of_every_example_is_in_describe_json(
     )
     assert result.code == 0
     assert accounted(json.loads(result.out)) == sum(1 for o in items if o["kind"] == "Node")
+
+
+# -- R8 (MP0801) for Nodes no pool lists ------------------------------------------------------
+
+
+def taint_findings(*nodes: Obj, generation: str = "v1beta2", **grace: Any) -> list[Any]:
+    objects = [*SCENARIOS["aws-asg"](generation, NAMESPACE), *nodes]
+    snapshot = snapshot_of(objects)
+    description = describe(snapshot, Selection(), NOW)
+    findings = diagnose(description, snapshot, capi_version(snapshot, None), Thresholds(**grace))
+    return [f for f in findings if f.code == "MP0801"]
+
+
+@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
+def test_r8_fires_for_an_unlisted_tainted_node_naming_the_likely_pool(generation: str) -> None:
+    [finding] = taint_findings(
+        extra("ip-b", "aws:///eu-west-1b/i-0fff", tainted=True), generation=generation
+    )
+    assert (finding.pool, finding.subject) == ("", "Node ip-b")
+    assert finding.message == (
+        "Node ip-b still carries node.cluster.x-k8s.io/uninitialized:NoSchedule 30m after "
+        "turning Ready and no pool lists its providerID; it most likely belongs to asg-workers: "
+        "same provider group as the pool's providerIDs"
+    )
+
+
+def test_r8_names_the_deleted_pool_of_an_orphan() -> None:
+    orphan = extra("old-0", "openstack:///x", owner=("MachinePool", "old-pool"), tainted=True)
+    [finding] = taint_findings(orphan)
+    assert finding.message.endswith(
+        "its owner annotations name MachinePool old-pool, which does not exist"
+    )
+
+
+@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
+def test_r8_near_misses_for_unlisted_nodes(generation: str) -> None:
+    """Within the grace, NotReady (the taint is expected then), untainted, or control plane."""
+    quiet = [
+        extra("fresh", "aws:///eu-west-1b/i-0f01", tainted=True, since="2026-11-29T14:58:00Z"),
+        extra("down", "aws:///eu-west-1b/i-0f02", tainted=True, ready="False"),
+        extra("clean", "aws:///eu-west-1b/i-0f03"),
+        extra(
+            "cp",
+            "aws:///eu-west-1b/i-0f04",
+            tainted=True,
+            labels={"node-role.kubernetes.io/control-plane": ""},
+        ),
+    ]
+    assert taint_findings(*quiet, generation=generation) == []
+
+
+def test_r8_honours_the_taint_grace_for_unlisted_nodes() -> None:
+    tainted = extra("ip-b", "aws:///eu-west-1b/i-0fff", tainted=True)
+    assert taint_findings(tainted, taint=timedelta(minutes=31)) == []
+    assert len(taint_findings(tainted, taint=timedelta(minutes=29))) == 1
+
+
+def test_the_tree_tags_the_outside_node_with_its_finding() -> None:
+    snapshot = snapshot_of(SCENARIOS["aws-asg"]("v1beta2", NAMESPACE) + ZOO)
+    description = describe(snapshot, Selection(), NOW)
+    findings = diagnose(description, snapshot, capi_version(snapshot, None), Thresholds())
+    [(root, _)] = build_tree(description, NOW, findings=findings).roots
+    [group] = [r for r in root.children if r.kind is RowKind.GROUP]
+    assert [(r.label, r.codes) for r in group.children] == [
+        ("Node ip-a\x1b[31m", ()),
+        ("Node ip-b", ("MP0801",)),
+    ]
