@@ -195,13 +195,12 @@ def _outside(
     key: tuple[str, str],
     nodes: list[NodeState] | None,
     pools: list[PoolDescription],
-    workload: WorkloadNodes | None,
     *,
     snapshot: Snapshot,
     selection: Selection,
     now: datetime,
 ) -> OutsideNodes | None:
-    if nodes is None or workload is None or selection.names or selection.selector:
+    if nodes is None or selection.names or selection.selector:
         return None
     held = {i.node.name for p in pools for i in p.instances if i.node is not None}
     return outside_nodes(
@@ -211,7 +210,6 @@ def _outside(
         held=held,
         existing=existing_pools(snapshot),
         now=now,
-        shared=workload.cluster is None,
     )
 
 
@@ -259,7 +257,6 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                     (namespace, name),
                     nodes,
                     pools,
-                    workload,
                     snapshot=snapshot,
                     selection=selection,
                     now=now,

@@ -207,17 +207,18 @@ def outside_nodes(
     held: Iterable[str],
     existing: PoolKeys | None,
     now: datetime,
-    shared: bool = False,
 ) -> OutsideNodes:
     """Classify the Nodes whose names are not in held. existing: every MachinePool
-    (namespace, name) in the snapshot, or None when MachinePools could not be listed. shared:
-    the Nodes stand for every Cluster (a dump's), so those naming another Cluster are skipped."""
+    (namespace, name) in the snapshot, or None when MachinePools could not be listed.
+    Nodes whose Cluster API annotations name another Cluster are that Cluster's and skipped: a
+    dump's Nodes stand for every Cluster in it, and one API server may serve several workload
+    clusters (test environments do), so counting them would make the output depend on others."""
     claimed = set(held)
     groups = pools_by_group(pools)
     control_plane = machine_deployments = 0
     listed = []
     for node in sorted(nodes, key=lambda n: n.name):
-        if node.name in claimed or (shared and of_other_cluster(node, namespace, cluster)):
+        if node.name in claimed or of_other_cluster(node, namespace, cluster):
             continue
         if is_control_plane(node):
             control_plane += 1
