@@ -14,7 +14,7 @@ from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
 from kubectl_machinepool.fields import dig, mapping, text
 from kubectl_machinepool.instances import Instance, InstanceContext, pool_instances
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
-from kubectl_machinepool.outsiders import OutsideNodes, existing_pools, outside_nodes
+from kubectl_machinepool.outsiders import OutsideNodes, PoolKeys, existing_pools, outside_nodes
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
 from kubectl_machinepool.states import (
@@ -196,7 +196,7 @@ def _outside(
     nodes: list[NodeState] | None,
     pools: list[PoolDescription],
     *,
-    snapshot: Snapshot,
+    existing: PoolKeys | None,
     selection: Selection,
     now: datetime,
 ) -> OutsideNodes | None:
@@ -208,7 +208,7 @@ def _outside(
         nodes,
         pools=[p.pool for p in pools],
         held=held,
-        existing=existing_pools(snapshot),
+        existing=existing,
         now=now,
     )
 
@@ -231,6 +231,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
             if wanted and meta.get("name") == selection.cluster:
                 by_cluster.setdefault((namespace, selection.cluster), [])
     clusters = []
+    existing = existing_pools(snapshot)
     for (namespace, name), raws in sorted(by_cluster.items()):
         workload: WorkloadNodes | None = snapshot.nodes_for(namespace, name)
         raw_nodes = workload.nodes if workload else None
@@ -257,7 +258,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                     (namespace, name),
                     nodes,
                     pools,
-                    snapshot=snapshot,
+                    existing=existing,
                     selection=selection,
                     now=now,
                 ),

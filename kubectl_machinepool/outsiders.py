@@ -138,24 +138,34 @@ def provider_group(provider_id: str | None) -> tuple[str, ...] | None:
     return None
 
 
-def pools_by_group(pools: Sequence[MachinePool]) -> dict[tuple[str, ...], set[str]]:
-    groups: dict[tuple[str, ...], set[str]] = {}
+@dataclass(frozen=True, slots=True)
+class _PoolIndex:
+    # Pool names by providerID group, and by providerID (each looked up once per Node).
+    by_group: dict[tuple[str, ...], frozenset[str]]
+    by_id: dict[str, frozenset[str]]
+
+
+def _index(pools: Sequence[MachinePool]) -> _PoolIndex:
+    by_group: dict[tuple[str, ...], set[str]] = {}
+    by_id: dict[str, set[str]] = {}
     for pool in pools:
         for pid in pool.provider_ids:
+            by_id.setdefault(pid, set()).add(pool.name)
             group = provider_group(pid)
             if group is not None:
-                groups.setdefault(group, set()).add(pool.name)
-    return groups
+                by_group.setdefault(group, set()).add(pool.name)
+    return _PoolIndex(
+        {k: frozenset(v) for k, v in by_group.items()}, {k: frozenset(v) for k, v in by_id.items()}
+    )
 
 
-def _similar_pools(
-    node: NodeState, pools: Sequence[MachinePool], groups: dict[tuple[str, ...], set[str]]
-) -> tuple[str, ...]:
+def _similar_pools(node: NodeState, index: _PoolIndex) -> tuple[str, ...]:
+    """Pools whose providerIDs share the Node's group, less those that list it."""
     group = provider_group(node.provider_id)
     if group is None:
         return ()
-    listing = {p.name for p in pools if node.provider_id in p.provider_ids}
-    return tuple(sorted(groups.get(group, set()) - listing))
+    listing = index.by_id.get(node.provider_id or "", frozenset())
+    return tuple(sorted(index.by_group.get(group, frozenset()) - listing))
 
 
 # -- classification ---------------------------------------------------------------------------
@@ -214,7 +224,7 @@ def outside_nodes(
     dump's Nodes stand for every Cluster in it, and one API server may serve several workload
     clusters (test environments do), so counting them would make the output depend on others."""
     claimed = set(held)
-    groups = pools_by_group(pools)
+    index = _index(pools)
     control_plane = machine_deployments = 0
     listed = []
     for node in sorted(nodes, key=lambda n: n.name):
@@ -226,7 +236,7 @@ def outside_nodes(
         if is_machine_deployment(node):
             machine_deployments += 1
             continue
-        similar = _similar_pools(node, pools, groups)
+        similar = _similar_pools(node, index)
         gone = gone_owner(node, namespace, cluster, existing) if existing is not None else None
         tainted_for, since_ready = _taint(node, now)
         likely = similar or ((gone[1],) if gone else ())
