@@ -368,12 +368,29 @@ def _outside_node(outside: OutsideNode, cluster: ClusterDescription, ctx: _Conte
     )
 
 
+def _fold_quiet(rows: list[tuple[OutsideNode, TreeRow]], ctx: _Context) -> tuple[TreeRow, ...]:
+    """Nodes with nothing to say (Ready, no finding) fold into one row unless show_all, as
+    healthy instances do: a Cluster's unmanaged node group would be a row per Node."""
+    quiet = [node for node, row in rows if not (row.problem or row.codes)]
+    if ctx.show_all or len(quiet) < 2:
+        return tuple(row for _, row in rows)
+    names = sorted(n.node.name for n in quiet)
+    more = ", ..." if len(names) > 2 else ""
+    folded = TreeRow(
+        RowKind.GROUP,
+        f"{len(quiet)} Nodes",
+        message=f"no pool claims them; see {', '.join(names[:2])}{more}",
+        health=Health.OK,
+    )
+    return (*(row for _, row in rows if row.problem or row.codes), folded)
+
+
 def _outside(cluster: ClusterDescription, ctx: _Context) -> list[TreeRow]:
     """One group row for the Nodes no pool holds: counted ones as numbers, the rest as rows."""
     outside = cluster.outside
     if outside is None or outside.total == 0:
         return []
-    rows = tuple(_outside_node(n, cluster, ctx) for n in outside.listed)
+    rows = _fold_quiet([(n, _outside_node(n, cluster, ctx)) for n in outside.listed], ctx)
     counts = (
         f"control plane {outside.control_plane}, MachineDeployments "
         f"{outside.machine_deployments}, others {len(outside.listed)}"

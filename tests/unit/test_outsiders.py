@@ -401,3 +401,23 @@ def test_the_tree_tags_the_outside_node_with_its_finding() -> None:
         ("Node ip-a\x1b[31m", ()),
         ("Node ip-b", ("MP0801",)),
     ]
+
+
+def test_nodes_with_nothing_to_say_fold_into_one_row_unless_show_all() -> None:
+    quiet = [extra(f"ip-q{i}", f"kwok://quiet-{i}") for i in range(3)]
+    tainted = extra("ip-t", "kwok://tainted", tainted=True)
+    snapshot = snapshot_of([*SCENARIOS["aws-asg"]("v1beta2", NAMESPACE), *quiet, tainted])
+    description = describe(snapshot, Selection(), NOW)
+    [(root, _)] = build_tree(description, NOW).roots
+    [group] = [r for r in root.children if r.kind is RowKind.GROUP]
+    assert group.message == "control plane 0, MachineDeployments 0, others 4"
+    assert [r.label for r in group.children] == ["Node ip-t", "3 Nodes"]
+    assert group.children[1].message == "no pool claims them; see ip-q0, ip-q1, ..."
+    [(root, _)] = build_tree(description, NOW, show_all=True).roots
+    [group] = [r for r in root.children if r.kind is RowKind.GROUP]
+    assert [r.label for r in group.children] == [
+        "Node ip-q0",
+        "Node ip-q1",
+        "Node ip-q2",
+        "Node ip-t",
+    ]
