@@ -76,6 +76,40 @@ def bind(mgmt: ManagementCluster, user: str, role: Obj, namespace: str | None = 
             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
         }
     )
+    wait_granted(mgmt, user, role, where)
+
+
+def wait_granted(mgmt: ManagementCluster, user: str, role: Obj, namespace: str | None) -> None:
+    """Until the API server's authorizer has seen the binding and the role: it reads them from
+    an informer, so a request sent right after the create can still be refused (seen in CI)."""
+    pending = [
+        {
+            "verb": verb,
+            "group": group,
+            "resource": resource,
+            **({"namespace": namespace} if namespace else {}),
+            **({"name": rule["resourceNames"][0]} if rule.get("resourceNames") else {}),
+        }
+        for rule in role["rules"]
+        for group in rule.get("apiGroups", ())
+        for resource in rule.get("resources", ())
+        for verb in rule["verbs"]
+    ]
+    deadline = time.monotonic() + 30
+    while pending:
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {"user": user, "resourceAttributes": pending[0]},
+        }
+        answer = mgmt.api.request(
+            "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review
+        )
+        if answer["status"].get("allowed"):
+            pending.pop(0)
+            continue
+        assert time.monotonic() < deadline, f"{user} still may not {pending[0]} after 30 s"
+        time.sleep(0.05)
 
 
 Grant = tuple[str, str, str]  # (API group, resource, verb)
