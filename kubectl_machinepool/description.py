@@ -186,9 +186,13 @@ def describe_pool(
     )
 
 
-def _node_states(workload: WorkloadNodes | None, raw: tuple[RawObject, ...]) -> list[NodeState]:
-    made = workload.states if workload else None
-    return list(made) if made is not None else [node_state(n) for n in raw]
+def _node_states(workload: WorkloadNodes | None) -> list[NodeState] | None:
+    """The Nodes' states as read live, or made now from a dump's Nodes; None: not read."""
+    if workload is None or not workload.read:
+        return None
+    if workload.states is not None:
+        return list(workload.states)
+    return [node_state(n) for n in workload.nodes or ()]
 
 
 def _outside(
@@ -233,9 +237,8 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
     clusters = []
     existing = existing_pools(snapshot)
     for (namespace, name), raws in sorted(by_cluster.items()):
-        workload: WorkloadNodes | None = snapshot.nodes_for(namespace, name)
-        raw_nodes = workload.nodes if workload else None
-        nodes = None if raw_nodes is None else _node_states(workload, raw_nodes)
+        workload = snapshot.nodes_for(namespace, name)
+        nodes = _node_states(workload)
         cluster_raw = snapshot.find(CAPI_GROUP, "Cluster", namespace, name)
         paused = dig(cluster_raw, "spec", "paused") is True
         pools = sorted(

@@ -11,9 +11,9 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
+from kubectl_machinepool.compact import INSTANCE_UNUSED, Compactor
 from kubectl_machinepool.connection import connection_from_dict, load_connection
 from kubectl_machinepool.disruption import Disruption, disruption_of
 from kubectl_machinepool.dump import read_documents
@@ -25,9 +25,6 @@ from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.providers import infra_pool
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes, group_of
-
-if TYPE_CHECKING:
-    from kubectl_machinepool.states import NodeState
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
@@ -367,30 +364,23 @@ def workload_nodes(
 ) -> WorkloadNodes:
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override).
 
-    Each Node's state is made as it arrives: this LIST is often the last to end (a pool
-    without Machines waits for nothing else), and making 5000 states after it took 0.09 s.
+    Each Node's state is made as it arrives and the Node itself is not kept: this LIST is often
+    the last to end (a pool without Machines waits for nothing else), and making 5000 states
+    after it took 0.09 s; what a state does not hold (images, addresses, managedFields) is
+    never shared or kept, which took another 0.05 s of CPU while the answer streamed in.
     """
     from kubectl_machinepool.states import node_state
 
-    compact = Compactor(NODE_UNUSED)
-    # By identity, with the Node held, so that a page asked again cannot leave a stale entry.
-    made: dict[int, tuple[RawObject, NodeState]] = {}
-
-    def shape(node: RawObject) -> None:
-        compact(node)
-        made[id(node)] = (node, node_state(node))
-
     try:
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
-            nodes = workload.list(NODES, None, shape=shape, managed_fields=compact.managed_fields)
+            states = workload.list_of(NODES, None, node_state, managed_fields=False)
             token_secrets = _token_secrets(workload) if tokens else None
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
         return WorkloadNodes(namespace, cluster, None, note, unreachable=unreachable)
-    states = tuple(made[id(node)][1] for node in nodes)
     return WorkloadNodes(
-        namespace, cluster, tuple(nodes), token_secrets=token_secrets, states=states
+        namespace, cluster, None, token_secrets=token_secrets, states=tuple(states)
     )
 
 

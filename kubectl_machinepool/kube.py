@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from kubectl_machinepool.apierrors import Retry, api_error, retry_after, transport_errors
@@ -41,6 +41,7 @@ MAX_ANSWER = 64 << 20
 # whose image lists are most of them, come to about 100 MiB.
 MAX_LIST_ANSWER = 256 << 20
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+T = TypeVar("T")
 
 
 CAPI_PLURALS = {"Cluster": "clusters", "MachinePool": "machinepools", "Machine": "machines"}
@@ -284,33 +285,27 @@ class Kube:
             raise self._not_kubernetes(path)
         return document
 
-    def list(
+    def list_of(
         self,
         resource: Resource,
         namespace: str | None,
+        make: Callable[[RawObject], T],
         selector: str | None = None,
         *,
         field_selector: str | None = None,
         metadata_only: bool = False,
-        shape: Callable[[RawObject], None] | None = None,
         managed_fields: bool = True,
-    ) -> list[RawObject]:
-        """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
-
-        metadata_only asks the server for PartialObjectMetadata: names and labels without the
-        data, which is all a check for Secrets needs and all it should see. shape is called
-        on each object as its page arrives (to forget or share parts of it): thousands of
-        per-instance objects are what a large pool's memory is made of. managed_fields=False
-        cuts the objects' managedFields from the answer before it is decoded (liststream.py).
-        """
-        found: list[RawObject] = []
+    ) -> list[T]:
+        """list(), keeping only what make() makes of each object as it arrives: the objects
+        themselves are not held, so memory is what make() keeps of them."""
+        found: list[T] = []
         query: dict[str, str] = {"limit": str(self.chunk_size)} if self.chunk_size else {}
         if selector:
             query["labelSelector"] = selector
         if field_selector:
             query["fieldSelector"] = field_selector
         accept = METADATA_ONLY if metadata_only else "application/json"
-        page: list[RawObject] = []
+        page: list[T] = []
 
         def keep(item: Any) -> None:
             if not isinstance(item, dict):
@@ -320,9 +315,7 @@ class Kube:
                 item.update(apiVersion=resource.api_version, kind=resource.kind)
             item.setdefault("apiVersion", resource.api_version)
             item.setdefault("kind", resource.kind)
-            if shape is not None:
-                shape(item)
-            page.append(item)
+            page.append(make(item))
 
         def sink() -> Callable[[Any], None]:
             page.clear()  # a retried page starts again
@@ -352,6 +345,41 @@ class Kube:
             if not token:
                 return found
             query["continue"] = token
+
+    def list(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        selector: str | None = None,
+        *,
+        field_selector: str | None = None,
+        metadata_only: bool = False,
+        shape: Callable[[RawObject], None] | None = None,
+        managed_fields: bool = True,
+    ) -> list[RawObject]:
+        """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
+
+        metadata_only asks the server for PartialObjectMetadata: names and labels without the
+        data, which is all a check for Secrets needs and all it should see. shape is called
+        on each object as its page arrives (to forget or share parts of it): thousands of
+        per-instance objects are what a large pool's memory is made of. managed_fields=False
+        cuts the objects' managedFields from the answer before it is decoded (liststream.py).
+        """
+
+        def kept(obj: RawObject) -> RawObject:
+            if shape is not None:
+                shape(obj)
+            return obj
+
+        return self.list_of(
+            resource,
+            namespace,
+            kept,
+            selector,
+            field_selector=field_selector,
+            metadata_only=metadata_only,
+            managed_fields=managed_fields,
+        )
 
     def allowed(self, attributes: dict[str, str]) -> bool:
         """Whether the server lets this user do it (SelfSubjectAccessReview resourceAttributes)."""

@@ -33,14 +33,19 @@ class WorkloadNodes:
 
     namespace: str | None
     cluster: str | None
+    # The Node objects, when their states are made as they are described (a dump).
     nodes: tuple[RawObject, ...] | None
     note: str | None = None
     # Names of kube-system bootstrap token Secrets; None when they were not listed.
     token_secrets: tuple[str, ...] | None = None
     # The workload API server did not answer (as opposed to refusing us, or not being asked).
     unreachable: bool = False
-    # The state of each of nodes, made as they were read; None: made when they are described.
+    # The state of each Node, made as it was read live (the Node objects are not kept then).
     states: tuple[NodeState, ...] | None = None
+
+    @property
+    def read(self) -> bool:
+        return self.nodes is not None or self.states is not None
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ def nodes_note(loopback: Loopback) -> str:
     """What describe would say about the Cluster's Nodes; it must be said, on one line."""
     with management(loopback) as kube:
         found = workload_nodes(kube, NAMESPACE, CLUSTER, None, None)
-    assert found.nodes is None
+    assert not found.read
     assert found.note is not None
     assert "\n" not in found.note
     assert found.note.isprintable()

@@ -1,5 +1,5 @@
-"""A workload's Nodes and their states, made as the Nodes arrive: the same states describe would
-make from the Nodes it got, a LIST restarted midway included (against a loopback server)."""
+"""A workload's Nodes read live become their states as they arrive: the same states describe
+would make from the Nodes, a LIST restarted midway included (against a loopback server)."""
 
 from __future__ import annotations
 
@@ -78,9 +78,7 @@ def test_states_made_as_the_nodes_arrive_are_those_of_the_nodes_kept(tmp_path: P
         management = Kube(Connection(settings, "mgmt", "default", settings.host), 5.0)
         got = workload_nodes(management, "ns", "prod", str(config), 5.0)
     assert len(handler.asked) == 3  # a page, its expired continuation, the whole list
-    assert got.nodes is not None
-    assert got.states is not None
-    assert [n["metadata"]["name"] for n in got.nodes] == ["a", "b"]
-    assert got.states == tuple(node_state(n) for n in got.nodes)
+    assert got.read
+    assert got.nodes is None  # only the states are kept
+    assert got.states == (node_state(_node("a", "False")), node_state(_node("b", "True")))
     assert [s.ready for s in got.states] == [False, True]  # node-a as read the second time
-    assert all("managedFields" not in n["metadata"] for n in got.nodes)
