@@ -42,6 +42,11 @@ class OutsideNode:
     # How long the uninitialized taint has been on the Node, and since when it is measured.
     tainted_for: timedelta | None = None
     tainted_since_ready: bool = False
+    # Pools whose providerIDs share the Node's provider group (a pool's instance no list
+    # holds), and what that group is: "VMSS", "managed instance group" or "zone" (AWS
+    # providerIDs name only the zone, which other node groups share).
+    same_group: tuple[str, ...] = ()
+    group: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +121,9 @@ def is_machine_deployment(node: NodeState) -> bool:
 # -- providerID groups ------------------------------------------------------------------------
 
 
+_GROUP_NAMES = {"azure": "VMSS", "gce": "managed instance group", "aws": "zone"}
+
+
 def provider_group(provider_id: str | None) -> tuple[str, ...] | None:
     """The part of a providerID that instances of one cloud group share, or None when the
     provider's naming is not known: Azure's VMSS, AWS's zone, GCE's project and MIG prefix."""
@@ -159,13 +167,15 @@ def _index(pools: Sequence[MachinePool]) -> _PoolIndex:
     )
 
 
-def _similar_pools(node: NodeState, index: _PoolIndex) -> tuple[str, ...]:
-    """Pools whose providerIDs share the Node's group, less those that list it."""
+def _similar_pools(node: NodeState, index: _PoolIndex) -> tuple[tuple[str, ...], str | None]:
+    """Pools whose providerIDs share the Node's group, less those that list it, and what the
+    group is."""
     group = provider_group(node.provider_id)
     if group is None:
-        return ()
+        return (), None
     listing = index.by_id.get(node.provider_id or "", frozenset())
-    return tuple(sorted(index.by_group.get(group, frozenset()) - listing))
+    similar = tuple(sorted(index.by_group.get(group, frozenset()) - listing))
+    return similar, _GROUP_NAMES[group[0]] if similar else None
 
 
 # -- classification ---------------------------------------------------------------------------
@@ -236,10 +246,10 @@ def outside_nodes(
         if is_machine_deployment(node):
             machine_deployments += 1
             continue
-        similar = _similar_pools(node, index)
+        similar, group = _similar_pools(node, index)
         gone = gone_owner(node, namespace, cluster, existing) if existing is not None else None
         tainted_for, since_ready = _taint(node, now)
         likely = similar or ((gone[1],) if gone else ())
         reasons = _reasons(node, tainted_for, since_ready, similar, gone)
-        listed.append(OutsideNode(node, reasons, likely, tainted_for, since_ready))
+        listed.append(OutsideNode(node, reasons, likely, tainted_for, since_ready, similar, group))
     return OutsideNodes(control_plane, machine_deployments, tuple(listed))

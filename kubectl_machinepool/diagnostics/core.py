@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import IntEnum
+from typing import NamedTuple
 
 from kubectl_machinepool.description import ClusterDescription, PoolDescription
 from kubectl_machinepool.fields import dig, strings, text
@@ -34,6 +35,15 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
+class ObjectKey(NamedTuple):
+    """An object a finding is about, by identity: a name alone may be reused (a Node re-created
+    under its name is another Node)."""
+
+    kind: str
+    name: str
+    uid: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     code: str
@@ -50,6 +60,8 @@ class Finding:
     refs: tuple[str, ...]
     # The rows of describe's tree it concerns: Machine names, providerIDs or Node names.
     instances: tuple[str, ...] = ()
+    # The objects it is about, with their uids, where a script must tell them apart.
+    objects: tuple[ObjectKey, ...] = ()
 
 
 # ASCII digits, a few of them: int() of a 5000-digit tag from a dump would raise.
@@ -155,6 +167,14 @@ class Rule:
             self.code, self.rule, self.severity, ctx.cluster.namespace, ctx.cluster.name, "",
             subject, message, self.action, self.refs,
         )  # fmt: skip
+
+    def node_finding(self, ctx: Context, node: NodeState, message: str) -> Finding:
+        """A Cluster finding about one Node that no pool holds (orphaned, untracked)."""
+        return replace(
+            self.cluster_finding(ctx, f"Node {node.name}", message),
+            instances=(node.name,),
+            objects=(ObjectKey("Node", node.name, node.uid or None),),
+        )
 
     def finding(
         self,

@@ -168,7 +168,7 @@ def uninitialized_taint_outside(rule: Rule, ctx: Context) -> Iterator[Finding]:
             f"{human_duration(lasted)} after turning Ready and no pool lists its providerID; "
             f"{_likely(listed)}"
         )
-        yield rule.cluster_finding(ctx, f"Node {listed.node.name}", message)
+        yield rule.node_finding(ctx, listed.node, message)
 
 
 def stale_ownership(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
@@ -198,7 +198,7 @@ def orphan_nodes(rule: Rule, ctx: Context) -> Iterator[Finding]:
                 f"Node {node.name} ({state}) belongs to MachinePool {owner[0]}/{owner[1]}, which "
                 "does not exist: Cluster API skipped deleting it when the pool went"
             )
-            yield rule.cluster_finding(ctx, f"Node {node.name}", message)
+            yield rule.node_finding(ctx, node, message)
 
 
 RULES = [

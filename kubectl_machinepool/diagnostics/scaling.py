@@ -1,4 +1,5 @@
-"""Rules about pools stuck ScalingUp (R1): which instances are missing, and why."""
+"""Rules about pools stuck ScalingUp (R1): which instances are missing, and why; and instances
+that joined the workload cluster but no pool tracks (R1e)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.diagnostics.replicas import replica_writes, v1beta2_ready
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import OWNER_KIND_ANNOTATION, claims_pool
-from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT
+from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT, OutsideNode
 from kubectl_machinepool.states import NodeState
 
 
@@ -188,6 +189,40 @@ def scaling_up_unexplained(rule: Rule, pool: PoolDescription, ctx: Context) -> I
     yield rule.finding(pool, pool_subject(pool), message, severity=stuck.severity)
 
 
+def _untracked_evidence(outside: OutsideNode) -> str | None:
+    """Why the Node looks like an instance of its pool(s), or None when the evidence is too
+    thin: an AWS providerID names only a zone, which other node groups share, so there the
+    Node must also carry Cluster API's taint. (A Node whose owner annotations name a pool is
+    that pool's instance, not an outsider: MP2301 speaks of it.)"""
+    if outside.group != "zone":
+        return f"the same {outside.group}"
+    if UNINITIALIZED_TAINT in outside.node.taints:
+        return f"the same zone, and it carries {UNINITIALIZED_TAINT}"
+    return None
+
+
+def untracked_instance(rule: Rule, ctx: Context) -> Iterator[Finding]:
+    """R1e: an instance joined the workload cluster, but no pool's providerIDList holds it."""
+    outside = ctx.cluster.outside
+    deleting = {p.pool.name for p in ctx.cluster.pools if p.pool.deleting_since}
+    for listed in outside.listed if outside else ():
+        node = listed.node
+        pools = [p for p in listed.same_group if p not in deleting]
+        joined = ctx.now - node.created if node.created else None
+        if not pools or joined is None or joined <= ctx.thresholds.scaling:
+            continue
+        evidence = _untracked_evidence(listed)
+        if evidence is None:
+            continue
+        message = (
+            f"Node {node.name} joined {human_duration(joined)} ago with providerID "
+            f"{node.provider_id}, which looks like an instance of pool {', '.join(pools)} "
+            f"({evidence}), but no spec.providerIDList lists it: Cluster API does not count "
+            "it, sync its labels or remove its uninitialized taint"
+        )
+        yield rule.node_finding(ctx, node, message)
+
+
 RULES = [
     Rule(
         "MP0100",
@@ -246,6 +281,23 @@ RULES = [
         "reconciles AWSMachinePool periodically (CAPA#4618); on CAPZ see CAPZ PR #5537.",
         (CAPI + "10541", CAPA + "4618", CAPZ + "4982"),
         scaling_up_stale_list,
+        needs_reconcile=True,
+    ),
+    Rule(
+        "MP0104",
+        "R1e",
+        "Instance joined but no pool tracks it",
+        Severity.WARNING,
+        "a workload Node no pool holds, older than --scaling-grace, whose providerID is in the same "
+        "VMSS or managed instance group as a pool's providerIDs (for AWS, the same zone and the "
+        "uninitialized taint) but in no spec.providerIDList",
+        "The infra pool's providerIDList is stale (the provider stopped reconciling it, or the infra "
+        "pool is not ready and Cluster API froze the list), or the cloud group was scaled outside "
+        "Cluster API: the instance is not counted, its labels are not synced and its taint stays.",
+        "Check the infra pool's Ready condition and provider logs (CAPA#4618, CAPZ PR #5537); if the "
+        "group was scaled by hand, scale it back through the MachinePool's spec.replicas.",
+        (CAPI + "10541", CAPI + "9858", CAPA + "4618", CAPZ + "4982"),
+        check_cluster=untracked_instance,
         needs_reconcile=True,
     ),
 ]

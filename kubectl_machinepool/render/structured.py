@@ -247,6 +247,7 @@ def finding_doc(finding: Finding) -> dict[str, Any]:
         "action": finding.action,
         "refs": list(finding.refs),
         "instances": list(finding.instances),
+        "objects": [{"kind": o.kind, "name": o.name, "uid": o.uid} for o in finding.objects],
     }
 
 

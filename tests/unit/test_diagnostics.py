@@ -391,6 +391,23 @@ def new_vmss_instance(created: str, claimed: bool = True) -> Callable[[list[Obj]
     return change
 
 
+def untracked_vmss_node(created: str) -> Callable[[list[Obj]], None]:
+    """A VM of the pool's VMSS joined as a Node that no providerIDList lists and no owner
+    annotation ties to a pool (the list froze, or the VMSS was scaled outside Cluster API)."""
+
+    def change(objects: list[Obj]) -> None:
+        model = find(objects, "AzureMachinePoolMachine", "vmss-workers-1")
+        pid = model["spec"]["providerID"].rsplit("/", 1)[0] + "/9"
+        fresh = node(
+            "vmss-workers-000009", pid, "v1.33.4", NAMESPACE, "prod", "vmss-workers", since=created
+        )
+        for key in ("owner-kind", "owner-name"):
+            del fresh["metadata"]["annotations"][f"cluster.x-k8s.io/{key}"]
+        objects.append(fresh)
+
+    return change
+
+
 def waiting_for_data_secret(objects: list[Obj]) -> None:
     set_legacy(
         objects, "BootstrapReady", status="False", reason="WaitingForDataSecret", severity="Info"
@@ -548,6 +565,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP0101": (("aws-asg", None, {}), ("aws-asg", short_scaling_up, {})),
     "MP0102": (("azure-vmss", None, {}), ("azure-vmss", short_scaling_up, {})),
     "MP0103": (("aws-asg", ready_node_outside_list, {}), ("aws-asg", not_ready_stray, {})),
+    "MP0104": (("azure-vmss", untracked_vmss_node(HOUR_AGO), {}), ("azure-vmss", untracked_vmss_node(MINUTE_AGO), {})),
     "MP0201": (("aks-managed", scaling_with_two_authorities, {}), ("aks-managed", chain(scaling_with_two_authorities, running), {})),
     "MP0301": (("aws-asg", managers("manager", "argocd-controller"), {}), ("aws-asg", managers("manager"), {})),
     "MP0302": (("aws-asg", replicas(12), {}), ("aws-asg", replicas(10), {})),

@@ -141,6 +141,6 @@ def test_explain(capsys: pytest.CaptureFixture[str], golden) -> None:
     assert run_cli(capsys, "explain", "R1a").out.startswith("MP0101 (R1a)")
     listing = run_cli(capsys, "explain", "--list").out.splitlines()
     assert listing[0].split() == ["CODE", "RULE", "SEVERITY", "TITLE"]
-    assert len(listing) == 46
+    assert len(listing) == 47
     missing = run_cli(capsys, "explain", "MP9999")
     assert (missing.code, missing.err.splitlines()[0]) == (1, "error: no rule MP9999")

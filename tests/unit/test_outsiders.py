@@ -399,7 +399,7 @@ def test_the_tree_tags_the_outside_node_with_its_finding() -> None:
     [group] = [r for r in root.children if r.kind is RowKind.GROUP]
     assert [(r.label, r.codes) for r in group.children] == [
         ("Node ip-a\x1b[31m", ()),
-        ("Node ip-b", ("MP0801",)),
+        ("Node ip-b", ("MP0104", "MP0801")),
     ]
 
 
@@ -421,3 +421,80 @@ def test_nodes_with_nothing_to_say_fold_into_one_row_unless_show_all() -> None:
         "Node ip-q2",
         "Node ip-t",
     ]
+
+
+# -- R1e (MP0104): an instance joined, no pool tracks it --------------------------------------
+
+
+def findings_of(scenario: str, *nodes: Obj, generation: str = "v1beta2", **grace: Any) -> list[Any]:
+    snapshot = snapshot_of([*SCENARIOS[scenario](generation, NAMESPACE), *nodes])
+    description = describe(snapshot, Selection(), NOW)
+    return diagnose(description, snapshot, capi_version(snapshot, None), Thresholds(**grace))
+
+
+def untracked(scenario: str, *nodes: Obj, **options: Any) -> list[Any]:
+    return [f for f in findings_of(scenario, *nodes, **options) if f.code == "MP0104"]
+
+
+@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
+def test_an_instance_of_the_pools_vmss_that_no_list_holds_is_reported(generation: str) -> None:
+    joined = extra("vm-9", AZURE.format(vmss="vmss-workers", n=9))
+    [finding] = untracked("azure-vmss", joined, generation=generation)
+    assert (finding.pool, finding.subject, finding.instances) == ("", "Node vm-9", ("vm-9",))
+    assert finding.message == (
+        f"Node vm-9 joined 30m ago with providerID {AZURE.format(vmss='vmss-workers', n=9)}, "
+        "which looks like an instance of pool vmss-workers (the same VMSS), but no "
+        "spec.providerIDList lists it: Cluster API does not count it, sync its labels or remove "
+        "its uninitialized taint"
+    )
+    assert [(o.kind, o.name, o.uid) for o in finding.objects] == [
+        ("Node", "vm-9", joined["metadata"]["uid"])
+    ]
+
+
+@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
+def test_untracked_near_misses(generation: str) -> None:
+    """Within --scaling-grace; another VMSS; an AWS zone alone (shared by other node groups)."""
+    quiet = [
+        extra("fresh", AZURE.format(vmss="vmss-workers", n=8), since="2026-11-29T14:59:00Z"),
+        extra("other", AZURE.format(vmss="vmss-other", n=1)),
+    ]
+    assert untracked("azure-vmss", *quiet, generation=generation) == []
+    assert (
+        untracked("aws-asg", extra("zone", "aws:///eu-west-1a/i-0f0a"), generation=generation) == []
+    )
+
+
+def test_an_aws_node_of_the_zone_counts_as_untracked_with_the_taint() -> None:
+    [finding] = untracked("aws-asg", extra("ip-t", "aws:///eu-west-1a/i-0f0b", tainted=True))
+    assert "(the same zone, and it carries node.cluster.x-k8s.io/uninitialized:NoSchedule)" in (
+        finding.message
+    )
+
+
+def test_untracked_honours_the_scaling_grace() -> None:
+    joined = extra("vm-9", AZURE.format(vmss="vmss-workers", n=9))
+    assert untracked("azure-vmss", joined, scaling=timedelta(minutes=31)) == []
+    assert len(untracked("azure-vmss", joined, scaling=timedelta(minutes=29))) == 1
+
+
+def test_a_gce_instance_of_the_pools_mig_is_untracked() -> None:
+    pid = "gce://prod-project/europe-west4-a/gke-prod-default-5f2a1c9e-zz99"
+    [finding] = untracked("gke-managed", extra("gke-new", pid))
+    assert "(the same managed instance group)" in finding.message
+
+
+def test_json_findings_about_nodes_carry_their_uids() -> None:
+    orphan = extra("old-0", "openstack:///x", owner=("MachinePool", "old-pool"))
+    joined = extra("vm-9", AZURE.format(vmss="vmss-workers", n=9))
+    snapshot = snapshot_of([*SCENARIOS["azure-vmss"]("v1beta2", NAMESPACE), orphan, joined])
+    description = describe(snapshot, Selection(), NOW)
+    findings = diagnose(description, snapshot, capi_version(snapshot, None), Thresholds())
+    document = describe_document(description, findings)
+    about = {
+        f["code"]: f["objects"] for f in document["findings"] if f["code"] in ("MP1001", "MP0104")
+    }
+    assert about == {
+        "MP1001": [{"kind": "Node", "name": "old-0", "uid": orphan["metadata"]["uid"]}],
+        "MP0104": [{"kind": "Node", "name": "vm-9", "uid": joined["metadata"]["uid"]}],
+    }
