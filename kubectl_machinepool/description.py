@@ -14,7 +14,15 @@ from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
 from kubectl_machinepool.fields import dig, mapping, text
 from kubectl_machinepool.instances import Instance, InstanceContext, pool_instances
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
-from kubectl_machinepool.outsiders import OutsideNodes, PoolKeys, existing_pools, outside_nodes
+from kubectl_machinepool.outsiders import (
+    Group,
+    OutsideNodes,
+    PoolKeys,
+    existing_pools,
+    groups_by_cluster,
+    outside_nodes,
+)
+from kubectl_machinepool.providers import infra_pool
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
 from kubectl_machinepool.states import (
@@ -24,6 +32,7 @@ from kubectl_machinepool.states import (
     node_state,
     object_state,
 )
+from kubectl_machinepool.targets import Target, infra_targets
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +65,8 @@ class PoolDescription:
     # The infra pool / bootstrap config kinds could not be listed (so None means unknown).
     infra_unread: bool = False
     bootstrap_unread: bool = False
+    # What the infra pool's own version and image fields target (targets.py, #7248).
+    version_targets: tuple[Target, ...] = ()
 
     @property
     def uses_machines(self) -> bool:
@@ -155,6 +166,7 @@ def describe_pool(
     infra_raw = snapshot.find(ref.api_group, ref.kind, pool.namespace, ref.name) if ref else None
     boot_raw = snapshot.find(boot.api_group, boot.kind, pool.namespace, boot.name) if boot else None
     infra = infra_pool_state(infra_raw) if infra_raw else None
+    provider = infra_pool(ref.api_group, ref.kind) if ref else None
     uses_machines = _uses_machines(pool, infra)
     machine_group = infra.api_version.rpartition("/")[0] if infra else ""
     ctx = InstanceContext(
@@ -183,6 +195,7 @@ def describe_pool(
         paused_by=_paused_by(pool, cluster_paused),
         infra_unread=ref is not None and not snapshot.was_read(ref.api_group, ref.kind),
         bootstrap_unread=boot is not None and not snapshot.was_read(boot.api_group, boot.kind),
+        version_targets=infra_targets(provider, infra_raw),
     )
 
 
@@ -201,12 +214,14 @@ def _outside(
     pools: list[PoolDescription],
     *,
     existing: PoolKeys | None,
+    groups: dict[tuple[str, str], frozenset[Group]],
     selection: Selection,
     now: datetime,
 ) -> OutsideNodes | None:
     if nodes is None or selection.names or selection.selector:
         return None
     held = {i.node.name for p in pools for i in p.instances if i.node is not None}
+    foreign = frozenset().union(*(g for k, g in groups.items() if k != key))
     return outside_nodes(
         *key,
         nodes,
@@ -214,6 +229,7 @@ def _outside(
         held=held,
         existing=existing,
         now=now,
+        foreign=foreign,
     )
 
 
@@ -236,6 +252,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                 by_cluster.setdefault((namespace, selection.cluster), [])
     clusters = []
     existing = existing_pools(snapshot)
+    groups = groups_by_cluster(snapshot)
     for (namespace, name), raws in sorted(by_cluster.items()):
         workload = snapshot.nodes_for(namespace, name)
         nodes = _node_states(workload)
@@ -262,6 +279,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                     nodes,
                     pools,
                     existing=existing,
+                    groups=groups,
                     selection=selection,
                     now=now,
                 ),

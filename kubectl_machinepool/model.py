@@ -159,11 +159,11 @@ def _failure(pool: RawObject) -> str | None:
 
 
 def _infra_version(infra_ref: ObjectRef | None, infra: RawObject | None) -> str | None:
-    """The Kubernetes version kept on the infra object, for kinds that keep it there (#7248)."""
+    """The Kubernetes version kept on the infra object, for kinds whose provider deploys it
+    instead of the MachinePool's (#7248)."""
     provider = infra_pool(infra_ref.api_group, infra_ref.kind) if infra_ref else None
-    if provider is None or provider.kubernetes_version_field is None:
-        return None
-    return text(dig(infra, *field_keys(provider.kubernetes_version_field)))
+    deployed = [f for f in provider.version_fields if f.deployed] if provider else []
+    return text(dig(infra, *field_keys(deployed[0].path))) if deployed else None
 
 
 def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:

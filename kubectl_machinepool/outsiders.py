@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from kubectl_machinepool.fields import dig, text
+from kubectl_machinepool.fields import dig, strings, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import (
     CLUSTER_NAME_ANNOTATION,
@@ -65,6 +65,24 @@ class OutsideNodes:
 
 
 PoolKeys = AbstractSet[tuple[str | None, str | None]]
+
+
+Group = tuple[str, ...]
+
+
+def groups_by_cluster(snapshot: Snapshot) -> dict[tuple[str, str], frozenset[Group]]:
+    """The cloud groups (VMSS, MIG) of every MachinePool's providerIDs, by (namespace, Cluster):
+    a dump holds the Nodes of several workload clusters, and an unannotated Node in a VMSS of
+    another Cluster's pool is that Cluster's. AWS zones are shared by Clusters and left out."""
+    found: dict[tuple[str, str], set[Group]] = {}
+    for pool in snapshot.of_kind(CAPI_GROUP, "MachinePool"):
+        namespace = text(dig(pool, "metadata", "namespace")) or ""
+        groups = found.setdefault((namespace, text(dig(pool, "spec", "clusterName")) or ""), set())
+        for pid in strings(dig(pool, "spec", "providerIDList")):
+            group = provider_group(pid)
+            if group is not None and group[0] != "aws":
+                groups.add(group)
+    return {k: frozenset(v) for k, v in found.items()}
 
 
 def existing_pools(snapshot: Snapshot) -> PoolKeys | None:
@@ -227,18 +245,24 @@ def outside_nodes(
     held: Iterable[str],
     existing: PoolKeys | None,
     now: datetime,
+    foreign: AbstractSet[Group] = frozenset(),
 ) -> OutsideNodes:
     """Classify the Nodes whose names are not in held. existing: every MachinePool
     (namespace, name) in the snapshot, or None when MachinePools could not be listed.
     Nodes whose Cluster API annotations name another Cluster are that Cluster's and skipped: a
     dump's Nodes stand for every Cluster in it, and one API server may serve several workload
-    clusters (test environments do), so counting them would make the output depend on others."""
+    clusters (test environments do), so counting them would make the output depend on others.
+    For the same reason a Node in a cloud group of another Cluster's pools (foreign), and of none
+    of this one's, is skipped."""
     claimed = set(held)
     index = _index(pools)
     control_plane = machine_deployments = 0
     listed = []
     for node in sorted(nodes, key=lambda n: n.name):
         if node.name in claimed or of_other_cluster(node, namespace, cluster):
+            continue
+        cloud = provider_group(node.provider_id)
+        if cloud in foreign and cloud not in index.by_group:
             continue
         if is_control_plane(node):
             control_plane += 1

@@ -16,8 +16,17 @@ json tags of the provider's Go API types at these upstream commits, and is the s
   CAPS    scaleway/cluster-api-provider-scaleway      453691a92b81 (v0.2.2)   api/v1alpha2
   CAPI    kubernetes-sigs/cluster-api                 ae7ff047db49 (v1.14.0)
           test/infrastructure/docker/api/v1beta2 (DockerMachinePool at v1.14.0: gone on main)
+  ASO     Azure/azure-service-operator v2.18.0 (CAPZ v1.26.0's)  v2/api/containerservice/
+          v1api20240901/managed_clusters_agent_pool_types_gen.go (and v1api20231001, v1api20250801)
   kwok    the stored capi-samples/cluster-api-provider-kwok (9e5f8f0) has no KwokMachinePool:
           its paths are left unknown.
+
+Version fields (#7248) are those whose value names a Kubernetes release. Pools with none: CAPA's
+AWSMachinePool (an explicit AMI id is opaque; without one CAPA looks the AMI up by the
+MachinePool's version), AzureManagedMachinePool, GCPManagedMachinePool and Scaleway's pools (the
+provider sends the MachinePool's version to the cloud; AKS, GKE and Kapsule report theirs in no
+field of these objects), OCIMachinePool and OCIVirtualMachinePool (an image OCID at most). CAPA
+has no releaseVersion field: the EKS AMI release is spec.amiVersion.
 
 A path is dotted from the object's root; `[]` marks a list whose every item holds the field.
 None (or an empty tuple) means the infra pool has no such field, or it was not verified.
@@ -56,6 +65,35 @@ class InstanceDeletion:
 
 
 @dataclass(frozen=True, slots=True)
+class VersionField:
+    """A field that names the Kubernetes release the provider rolls the pool to (#7248)."""
+
+    # Dotted from the object's root; `[]` crosses a list (each item is read).
+    path: str
+    # How its value names a release: a key of targets.READINGS.
+    reading: str
+    # Where the provider defines it, at the commit of the module docstring.
+    source: str
+    # The provider deploys this version instead of the MachinePool's (CAPOCI's OKE pools).
+    deployed: bool = False
+
+
+# CAPZ's reference images live in this community gallery; their versions are Kubernetes
+# releases (azure/services/virtualmachineimages/images.go).
+CAPZ_REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
+_CAPZ_POOL_TYPES = "exp/api/v1beta1/azuremachinepool_types.go, api/v1beta1/types.go"
+
+
+def _capz_images(root: str) -> tuple[VersionField, ...]:
+    """An AzureMachinePool image (spec.template.image, or status.image: the one in use)."""
+    return (
+        VersionField(f"{root}.computeGallery.version", "capz-reference-gallery", _CAPZ_POOL_TYPES),
+        VersionField(f"{root}.sharedGallery.version", "capz-reference-gallery", _CAPZ_POOL_TYPES),
+        VersionField(f"{root}.marketplace.version", "capz-capi-offer", _CAPZ_POOL_TYPES),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     """One infra pool kind, as its provider implements it."""
 
@@ -71,16 +109,14 @@ class Provider:
     deletion: InstanceDeletion | None = None
     # A condition that is True while the managed service rolls the pool, even when ready.
     updating_condition: str | None = None
-    # Where the provider reads the Kubernetes version, when not from the MachinePool template.
-    kubernetes_version_field: str | None = None
+    # Fields that name the Kubernetes release the pool rolls to, besides the MachinePool's.
+    version_fields: tuple[VersionField, ...] = ()
     # ROSA's infra pool version is OpenShift's: never compared with Kubernetes versions.
     openshift_version_field: str | None = None
     # Where the image is named, in the order the tool reads them.
     image_fields: tuple[str, ...] = ()
     # A zone list of the pool's own; None: the MachinePool's spec.failureDomains (or unknown).
     failure_domain_field: str | None = None
-    # The gallery of the provider's reference images, whose versions are Kubernetes releases.
-    reference_gallery: str | None = None
     # A provisioning state that can say Failed while status.ready is true.
     provisioning_state_field: str | None = None
     # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
@@ -114,9 +150,10 @@ PROVIDERS: tuple[Provider, ...] = (
             sticky_when_managed="the instance is drained and deleted and the VMSS stays one "
             "smaller; CAPZ lowers spec.replicas to match (replicas-managed-by)",
         ),
-        # status.version is what the VMSS model runs, not a version CAPZ rolls to.
+        # The image asked for, and the one CAPZ put in the VMSS model (defaulted from the
+        # MachinePool's version when none is asked for); status.version is never written.
+        version_fields=(*_capz_images("spec.template.image"), *_capz_images("status.image")),
         image_fields=("status.image", "spec.template.image"),
-        reference_gallery="ClusterAPI-f72ceb4f",
         provisioning_state_field="status.provisioningState",
     ),
     Provider(
@@ -143,6 +180,13 @@ PROVIDERS: tuple[Provider, ...] = (
         "CAPA",
         "EKS managed node group",
         None,
+        # The EKS AMI release; CAPA sends it apart from the Kubernetes version it takes from
+        # the MachinePool (pkg/cloud/services/eks/nodegroup.go reconcileNodegroupVersion).
+        version_fields=(
+            VersionField(
+                "spec.amiVersion", "eks-release", "exp/api/v1beta2/awsmanagedmachinepool_types.go"
+            ),
+        ),
         image_fields=("spec.awsLaunchTemplate.ami.id", "spec.amiVersion", "spec.amiType"),
         failure_domain_field="spec.availabilityZones",
     ),
@@ -164,8 +208,23 @@ PROVIDERS: tuple[Provider, ...] = (
         None,
         failure_domain_field="spec.availabilityZones",
     ),
-    # Its agent pool is an embedded ASO object in spec.resources[]: no fixed paths.
-    Provider(INFRA_GROUP, "AzureASOManagedMachinePool", "CAPZ", "AKS agent pool", None),
+    # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
+    # the reconcile when its orchestratorVersion is not the MachinePool's
+    # (pkg/mutators/azureasomanagedmachinepool.go).
+    Provider(
+        INFRA_GROUP,
+        "AzureASOManagedMachinePool",
+        "CAPZ",
+        "AKS agent pool",
+        None,
+        version_fields=(
+            VersionField(
+                "spec.resources[].spec.orchestratorVersion",
+                "kubernetes",
+                "api/v1beta1/azureasomanagedmachinepool_types.go",
+            ),
+        ),
+    ),
     Provider(
         INFRA_GROUP,
         "GCPMachinePool",
@@ -173,7 +232,13 @@ PROVIDERS: tuple[Provider, ...] = (
         "managed instance group",
         None,
         # spec.image takes precedence over spec.imageFamily; the single zone of its MIG comes
-        # from the MachinePool's spec.failureDomains.
+        # from the MachinePool's spec.failureDomains. Unset, the family is CAPG's default for
+        # the MachinePool's minor (cloud/scope/machinepool.go InstanceImageSpec).
+        version_fields=(
+            VersionField(
+                "spec.imageFamily", "capg-image-family", "exp/api/v1beta1/gcpmachinepool_types.go"
+            ),
+        ),
         image_fields=("spec.image", "spec.imageFamily"),
     ),
     Provider(
@@ -204,7 +269,15 @@ PROVIDERS: tuple[Provider, ...] = (
         "OKE node pool",
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
-        kubernetes_version_field="spec.version",
+        # CAPOCI never reads the MachinePool's version (#163, filed for #7248).
+        version_fields=(
+            VersionField(
+                "spec.version",
+                "kubernetes",
+                "exp/api/v1beta2/ocimanagedmachinepool_types.go",
+                deployed=True,
+            ),
+        ),
         image_fields=("spec.nodeSourceViaImage.imageId",),
         failure_domain_field="spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from collections.abc import Iterator
 
 from kubectl_machinepool.description import PoolDescription
@@ -17,10 +17,12 @@ from kubectl_machinepool.diagnostics.core import (
     Severity,
     pool_subject,
 )
+from kubectl_machinepool.diagnostics.versions import minor
 from kubectl_machinepool.fields import dig, flag, mapping, text
 from kubectl_machinepool.instances import same_version
-from kubectl_machinepool.providers import Provider, field_keys, infra_pool, infra_pool_of
+from kubectl_machinepool.providers import infra_pool_of
 from kubectl_machinepool.snapshot import RawObject
+from kubectl_machinepool.targets import Target
 
 V1_11, V1_15 = (1, 11, 0), (1, 15, 0)
 
@@ -126,43 +128,64 @@ def stale_failure(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[F
     yield rule.finding(pool, pool_subject(pool), message)
 
 
-_RELEASE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
+def _kubelet_split(
+    pool: PoolDescription, wanted: tuple[int, int], off: set[tuple[int, int]]
+) -> str:
+    """The pool's kubelets by minor, when some run the template's minor and some a target's."""
+    counted = Counter(
+        m for i in pool.instances if i.node and (m := minor(i.node.kubelet_version)) is not None
+    )
+    if not counted.get(wanted) or not any(counted.get(m) for m in off):
+        return ""
+    return " and ".join(f"{n} at {m[0]}.{m[1]}" for m, n in sorted(counted.items()))
 
 
-def _reference_image_version(provider: Provider, infra_raw: RawObject | None) -> str | None:
-    """The version of a reference gallery image, named after its Kubernetes release.
-
-    Custom gallery versions are arbitrary, so only the provider's reference images compare.
-    """
-    reference = provider.reference_gallery
-    if reference is None:
-        return None
-    for field in provider.image_fields:
-        gallery = mapping(dig(infra_raw, *field_keys(field), "computeGallery"))
-        version = text(gallery.get("version"))
-        if version and (text(gallery.get("gallery")) or "").startswith(reference):
-            return version if _RELEASE.fullmatch(version) else None
-    return None
+def _two_steps(pool: PoolDescription, off: list[Target]) -> str:
+    infra = f"{off[0].kind} {pool.pool.namespace}/{pool.infra.name if pool.infra else '?'}"
+    asked = [t.field for t in off if not t.field.startswith("status.")]
+    if not asked:
+        return (
+            f"status of {infra} names the image the provider last put in the cloud group: it "
+            "moves to the MachinePool's release on the provider's next model update; check the "
+            "infra pool's conditions (CAPZ: ScaleSetModelUpdated) and the provider's logs."
+        )
+    fields = " and ".join(dict.fromkeys(asked))
+    if any(t.deployed for t in off):
+        return (
+            f"The provider deploys {fields} of {infra}, never the MachinePool's version: set "
+            "both to the release you want (with an image for that release), pausing the infra "
+            "pool (cluster.x-k8s.io/paused) while you change them."
+        )
+    return (
+        f"Annotate {infra} with cluster.x-k8s.io/paused, set the MachinePool's "
+        f"spec.template.spec.version and {fields} to the same Kubernetes release, then remove "
+        "the annotation: the provider then rolls once, to a matching pair (the workaround of "
+        "CAPA#5797; every infra pool controller honours the annotation)."
+    )
 
 
 def version_image_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    mp = pool.pool
-    if mp.infra_version and mp.version and mp.infra_version != mp.version:
-        message = (
-            f"the pool template says {mp.version} but {pool.infra.kind if pool.infra else 'the infra pool'} "
-            f"spec.version says {mp.infra_version}: the provider rolls to the latter"
-        )
-        yield rule.finding(pool, pool_subject(pool), message)
+    wanted = pool.pool.version
+    wanted_minor = minor(wanted)
+    if wanted is None or wanted_minor is None:
         return
-    ref = mp.infrastructure_ref
-    provider = infra_pool(ref.api_group, ref.kind) if ref else None
-    if ref is None or provider is None or not mp.version:
+    off = [
+        t
+        for t in pool.version_targets
+        if minor(t.version) != wanted_minor or (t.deployed and not same_version(t.version, wanted))
+    ]
+    if not off:
         return
-    raw = ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name)
-    image = _reference_image_version(provider, raw)
-    if image and not same_version(image, mp.version):
-        message = f"the pool wants {mp.version} but the {provider.cloud_object} runs the reference image {image}"
-        yield rule.finding(pool, pool_subject(pool), message)
+    evidence = "; ".join(
+        f"{t.kind} {t.field} is {t.value!r}, for Kubernetes {t.version}"
+        + (" (the version the provider deploys)" if t.deployed else "")
+        for t in off
+    )
+    message = f"the pool template wants {wanted} but {evidence}"
+    off_minors = {m for t in off if (m := minor(t.version)) is not None}
+    if split := _kubelet_split(pool, wanted_minor, off_minors):
+        message += f"; the pool's kubelets are split: {split}"
+    yield rule.finding(pool, pool_subject(pool), message, action=_two_steps(pool, off))
 
 
 def bootstrap_data(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
@@ -296,9 +319,15 @@ RULES = [
         "R13",
         "Version and image disagree",
         Severity.WARNING,
-        "the pool template version differs from OCIManagedMachinePool spec.version, or from the "
-        "version of an AzureMachinePool's CAPZ reference gallery image (custom images carry "
-        "arbitrary versions and are not compared)",
+        "an infra pool field that names a Kubernetes release targets another minor than the "
+        "pool's spec.template.spec.version: AWSManagedMachinePool spec.amiVersion (Amazon Linux "
+        "AMI types), AzureMachinePool's CAPZ reference images (spec.template.image and "
+        "status.image: compute or shared gallery ClusterAPI-f72ceb4f, marketplace cncf-upstream/"
+        "capi), GCPMachinePool spec.imageFamily (CAPG's k8s-vX-Y families), "
+        "AzureASOManagedMachinePool spec.resources[].spec.orchestratorVersion, or "
+        "OCIManagedMachinePool spec.version (which CAPOCI deploys, so another patch counts too); "
+        "the message adds how the pool's kubelets split between the two. Custom images carry "
+        "arbitrary versions and are not compared",
         "Version and image are changed in two steps: the provider may roll twice, or roll a "
         "mismatched combination.",
         "Pause the infra pool (cluster.x-k8s.io/paused) while changing both, then unpause.",

@@ -23,7 +23,7 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.diagnostics.replicas import replica_writes, v1beta2_ready
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.instances import OWNER_KIND_ANNOTATION, claims_pool
-from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT, OutsideNode
+from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT, OutsideNode, provider_group
 from kubectl_machinepool.states import NodeState
 
 
@@ -133,11 +133,20 @@ def scaling_up_not_ready_nodes(
 
 
 def _belongs_elsewhere(node: NodeState, pool: PoolDescription, ctx: Context) -> bool:
-    """A Node that another pool, a MachineDeployment or another Cluster accounts for."""
+    """A Node that another pool, a MachineDeployment or another Cluster accounts for: by its
+    owner annotations, by its providerID, or by a cloud group (VMSS, MIG) only other pools' or
+    Machines' providerIDs are in (a dump holds the Nodes of several workload clusters)."""
     notes = node.annotations
     if OWNER_KIND_ANNOTATION in notes and not claims_pool(node, pool.pool):
         return True
-    return node.provider_id in ctx.provider_ids_elsewhere(pool)
+    elsewhere = ctx.provider_ids_elsewhere(pool)
+    if node.provider_id in elsewhere:
+        return True
+    group = provider_group(node.provider_id)
+    if group is None or group[0] == "aws":  # an AWS zone is no group of one pool's
+        return False
+    mine = {provider_group(pid) for pid in pool.pool.provider_ids}
+    return group not in mine and group in {provider_group(pid) for pid in elsewhere}
 
 
 def scaling_up_stale_list(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:

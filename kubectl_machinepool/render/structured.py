@@ -176,6 +176,16 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
             "machines": counts.machines,
         },
         "kubeletVersions": [{"version": v, "nodes": n} for v, n in pool.kubelet_versions],
+        "versionTargets": [
+            {
+                "kind": t.kind,
+                "field": t.field,
+                "value": t.value,
+                "kubernetesVersion": t.version,
+                "deployed": t.deployed,
+            }
+            for t in pool.version_targets
+        ],
         "bootstrapConfig": object_doc(pool.bootstrap),
         "infrastructurePool": object_doc(pool.infra),
         "deletion": {

@@ -252,6 +252,11 @@ def _versions(pool: PoolDescription) -> str:
     if mp.infra_version and mp.infrastructure_ref:
         desired += f" ({mp.infrastructure_ref.kind} spec.version"
         desired += f"; template says {mp.version})" if mp.version != mp.infra_version else ")"
+    # The deployed field is already the desired version above.
+    for target in (t for t in pool.version_targets if not t.deployed):
+        said = target.value.removeprefix("v")
+        release = "" if said == target.version else f" (Kubernetes {target.version})"
+        desired += f"; {target.kind} {target.field} {target.value}{release}"
     if not pool.kubelet_versions:
         return f"desired {desired}"
     kubelets = ", ".join(f"{v} ({n})" for v, n in pool.kubelet_versions)

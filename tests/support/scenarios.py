@@ -689,6 +689,79 @@ def azure_vmss(generation: str, ns: str, salt: str = "", healthy: bool = False) 
     return objects
 
 
+def azure_image_drift(generation: str, ns: str, salt: str = "", healthy: bool = False) -> list[Obj]:
+    """CAPZ AzureMachinePool upgraded in one of its two steps (CAPZ#5546): the pool wants v1.33.4,
+    the VMSS model keeps the v1.32.9 reference image, and a VM added while the providerIDList
+    lagged joined with the uninitialized taint; a control-plane and a MachineDeployment Node share
+    the workload cluster. healthy: image and version agree, and every VM is listed."""
+    shape = Shape(
+        (INFRA, "v1beta1", "AzureCluster"), (CONTROLPLANE, "v1beta2", "KubeadmControlPlane")
+    )
+    amp, ampm = (
+        (INFRA, "v1beta1", "AzureMachinePool"),
+        (INFRA, "v1beta1", "AzureMachinePoolMachine"),
+    )
+    kubelet = "v1.33.4" if healthy else "v1.32.9"
+    # CAPZ's reference gallery, whose image versions are Kubernetes releases: the field is
+    # spec.template.image.computeGallery (exp/api/v1beta1/azuremachinepool_types.go and
+    # api/v1beta1/types.go of cluster-api-provider-azure v1.26.0); status.image is what CAPZ
+    # put in the VMSS model (azure/scope/machinepool.go SaveVMImageToStatus).
+    image = {
+        "computeGallery": {
+            "gallery": "ClusterAPI-f72ceb4f-5159-4c26-a0fe-2ea738f0d019",
+            "name": "capi-ubun2-2404",
+            "version": kubelet[1:],
+        }
+    }
+    ids = [_azure_id("vmss-batch", i, salt, group="batch-rg") for i in range(2)]
+    pool = PoolSpec(
+        "vmss-batch", amp, (BOOTSTRAP, generation, "KubeadmConfig"), desired=2, provider_ids=ids, ready_nodes=2,
+        with_machines=True, machines_ready=2, machines_available=2,
+    )  # fmt: skip
+    objects = [
+        cluster(generation, ns, "batch", shape),
+        machine_pool(generation, ns, "batch", pool),
+        kubeadm_config(generation, ns, "batch", pool.name),
+        infra_pool(
+            generation, amp, ns, "batch", pool.name,
+            spec={"location": "westeurope", "orchestrationMode": "Uniform", "providerIDList": ids,
+                  "template": {"vmSize": "Standard_D8s_v5", "image": image, "osDisk": {"diskSizeGB": 128, "osType": "Linux"}}},
+            status={"ready": True, "replicas": 2, "provisioningState": "Succeeded", "infrastructureMachineKind": "AzureMachinePoolMachine",
+                    "image": image, "conditions": [v1beta1_condition("Ready"), v1beta1_condition("ScaleSetModelUpdated")]},
+        ),
+    ]  # fmt: skip
+    for i, pid in enumerate(ids):
+        name, node_name = f"vmss-batch-{i}", f"vmss-batch{_suffix(salt)}-00000{i}"
+        objects += [
+            machine(generation, ns, "batch", pool.name, name, ampm, pid, node_name, kubelet),
+            infra_machine(
+                generation, ns, "batch", pool.name, amp, name, "AzureMachinePoolMachine", pid,
+                spec={"instanceID": str(i)},
+                status={"ready": True, "version": kubelet, "provisioningState": "Succeeded", "latestModelApplied": True,
+                        "nodeRef": {"name": node_name}, "conditions": [v1beta1_condition("Ready"), v1beta1_condition("NodeHealthy")]},
+                labels={"azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool": pool.name},
+            ),
+            node(node_name, pid, kubelet, ns, "batch", pool.name, machine_name=name),
+        ]  # fmt: skip
+    plane = node(f"batch-control-plane{_suffix(salt)}-7xk2p", f"azure:///subscriptions/6f1f5d1c-8d0e-4b8e-9a7e-2f3c1e0b7a11/resourceGroups/batch-rg/providers/Microsoft.Compute/virtualMachines/batch-control-plane{_suffix(salt)}-7xk2p", "v1.33.4", ns, "batch", "", machine_name="batch-control-plane-7xk2p")  # fmt: skip
+    plane["metadata"]["labels"]["node-role.kubernetes.io/control-plane"] = ""
+    plane["metadata"]["annotations"][f"{CAPI}/owner-kind"] = "KubeadmControlPlane"
+    plane["metadata"]["annotations"][f"{CAPI}/owner-name"] = "batch-control-plane"
+    deployment = node(f"batch-md-0{_suffix(salt)}-q8v4d", f"azure:///subscriptions/6f1f5d1c-8d0e-4b8e-9a7e-2f3c1e0b7a11/resourceGroups/batch-rg/providers/Microsoft.Compute/virtualMachines/batch-md-0{_suffix(salt)}-q8v4d", "v1.33.4", ns, "batch", "", machine_name="batch-md-0-5d8f7-q8v4d")  # fmt: skip
+    deployment["metadata"]["annotations"][f"{CAPI}/owner-kind"] = "MachineSet"
+    deployment["metadata"]["annotations"][f"{CAPI}/owner-name"] = "batch-md-0-5d8f7"
+    objects += [plane, deployment]
+    if not healthy:
+        # Never matched, so Cluster API put none of its annotations on it.
+        joined = node(f"vmss-batch{_suffix(salt)}-000002", _azure_id("vmss-batch", 2, salt, group="batch-rg"), kubelet, ns, "batch", pool.name, since="2026-11-29T14:35:00Z")  # fmt: skip
+        joined["metadata"]["annotations"] = {}
+        joined["spec"]["taints"] = [
+            {"key": "node.cluster.x-k8s.io/uninitialized", "effect": "NoSchedule"}
+        ]
+        objects.append(joined)
+    return objects
+
+
 def oci_instance_pool(generation: str, ns: str, salt: str = "") -> list[Obj]:
     """CAPOCI OCIMachinePool: MachinePool Machines exist, yet deleting one does nothing in the cloud."""
     shape = Shape(
@@ -1000,6 +1073,7 @@ SCENARIOS: dict[str, Callable[..., list[Obj]]] = {
     for name, build in {
         "aws-asg": aws_asg,
         "azure-vmss": azure_vmss,
+        "azure-image-drift": azure_image_drift,
         "oci-instance-pool": oci_instance_pool,
         "eks-managed": eks_managed,
         "aks-managed": aks_managed,

@@ -13,6 +13,7 @@ from support.snapshots import NAMESPACE
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {
     "aws-asg": "aws-asg.yaml",
+    "azure-image-drift": "azure-image-drift.yaml",
     "azure-vmss": "azure-vmss.yaml",
     "eks-managed": "eks-managed.yaml",
 }

@@ -498,3 +498,17 @@ def test_json_findings_about_nodes_carry_their_uids() -> None:
         "MP1001": [{"kind": "Node", "name": "old-0", "uid": orphan["metadata"]["uid"]}],
         "MP0104": [{"kind": "Node", "name": "vm-9", "uid": joined["metadata"]["uid"]}],
     }
+
+
+def test_an_unannotated_node_in_another_clusters_vmss_stays_with_that_cluster() -> None:
+    """A dump of two workload clusters: a Node Cluster API never matched carries no Cluster
+    annotation, but its VMSS names the Cluster whose pool is in that VMSS."""
+    objects = [
+        *SCENARIOS["aws-asg"]("v1beta2", NAMESPACE),
+        *SCENARIOS["azure-image-drift"]("v1beta2", NAMESPACE),
+    ]
+    description = describe(snapshot_of(objects), Selection(), NOW)
+    listed = {
+        c.name: [o.node.name for o in c.outside.listed] for c in description.clusters if c.outside
+    }
+    assert listed == {"batch": ["vmss-batch-000002"], "prod": []}

@@ -17,6 +17,7 @@ from kubectl_machinepool.providers import (
     infra_pool,
     instance_deletion,
 )
+from kubectl_machinepool.targets import READINGS
 
 README = Path(__file__).parents[2] / "README.md"
 _WORD = {Verdict.SUPPORTED: "supported", Verdict.NOT_SUPPORTED: "refused"}
@@ -148,13 +149,22 @@ def test_field_paths_are_object_paths() -> None:
     for provider in PROVIDERS:
         fields = [
             *provider.image_fields,
-            provider.kubernetes_version_field,
+            *(f.path for f in provider.version_fields),
             provider.openshift_version_field,
             provider.failure_domain_field,
             provider.provisioning_state_field,
         ]
         for field in filter(None, fields):
             assert path.fullmatch(field), (provider.kind, field)
+
+
+def test_version_fields_have_a_reading_and_a_source() -> None:
+    for provider in PROVIDERS:
+        for field in provider.version_fields:
+            assert field.reading in READINGS, (provider.kind, field.path)
+            assert field.source.endswith(".go"), (provider.kind, field.path)
+    deployed = [(p.kind, f.path) for p in PROVIDERS for f in p.version_fields if f.deployed]
+    assert deployed == [("OCIManagedMachinePool", "spec.version")]
 
 
 def test_field_keys_refuses_a_path_through_a_list() -> None:

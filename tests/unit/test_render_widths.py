@@ -45,7 +45,7 @@ def rendered(name: str, width: int | None, colour: bool = False) -> str:
 
 
 def test_there_are_examples() -> None:
-    assert EXAMPLES == ["aws-asg", "azure-vmss", "eks-managed"]
+    assert EXAMPLES == ["aws-asg", "azure-image-drift", "azure-vmss", "eks-managed"]
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -1,0 +1,127 @@
+"""The Kubernetes version an infra pool's own fields target (kubernetes-sigs/cluster-api#7248).
+
+A MachinePool keeps its Kubernetes version in spec.template.spec.version, while the image (and
+for some providers a version of their own) sits in the infra pool: an upgrade is two writes, and
+between them, or when only one is made, the provider rolls a combination nobody asked for. Which
+fields name a version, and how, is the provider registry's (providers.VersionField); this module
+reads them. Only values that say which Kubernetes release they are for count: a custom image's
+version, an AMI id or an AKS node image version do not, so they are never compared.
+Pure: raw objects in, targets out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_machinepool.fields import mapping, text
+from kubectl_machinepool.providers import CAPZ_REFERENCE_GALLERY, Provider, VersionField
+from kubectl_machinepool.snapshot import RawObject
+
+# ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
+_KUBERNETES = re.compile(r"v?([0-9]{1,4})\.([0-9]{1,4})(?:\.([0-9]{1,6}))?")
+# An EKS AMI release version for Amazon Linux: <kubernetes version>-<build date>.
+_EKS_RELEASE = re.compile(r"([0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,6})-[0-9]{8}")
+# CAPZ's reference images in the deprecated cncf-upstream/capi offer: 1MM.patch.date.
+_CAPI_OFFER = re.compile(r"1([0-9]{2})\.([0-9]{1,6})\.[0-9]{8}")
+# CAPG's default image family ends in k8s-v<major>-<minor>.
+_CAPG_FAMILY = re.compile(r"k8s-v([0-9]{1,4})-([0-9]{1,4})")
+# Amazon Linux AMI types carry release versions named after the Kubernetes release; Bottlerocket
+# and Windows release versions do not. Absent, CAPA defaults the type to AL2_x86_64.
+_EKS_VERSIONED_AMI_TYPES = ("AL2_", "AL2023_")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A field of the infra pool (or of the object it names) and the version it targets."""
+
+    kind: str
+    field: str
+    value: str
+    version: str  # major.minor[.patch], without a leading v
+    # The provider deploys this version, not the MachinePool's.
+    deployed: bool
+
+
+def _kubernetes(value: str, _parent: dict[str, Any], _infra: RawObject) -> str | None:
+    match = _KUBERNETES.fullmatch(value)
+    return ".".join(g for g in match.groups() if g is not None) if match else None
+
+
+def _eks_release(value: str, _parent: dict[str, Any], infra: RawObject) -> str | None:
+    ami_type = text(mapping(infra.get("spec")).get("amiType")) or "AL2_x86_64"
+    if not ami_type.startswith(_EKS_VERSIONED_AMI_TYPES):
+        return None
+    match = _EKS_RELEASE.fullmatch(value)
+    return match.group(1) if match else None
+
+
+def _reference_gallery(value: str, parent: dict[str, Any], _infra: RawObject) -> str | None:
+    """A CAPZ reference gallery image's version is its Kubernetes release; a gallery of one's
+    own carries arbitrary versions."""
+    gallery = text(parent.get("gallery")) or ""
+    if not gallery.startswith(CAPZ_REFERENCE_GALLERY):
+        return None
+    match = _KUBERNETES.fullmatch(value)
+    return value.removeprefix("v") if match and match.group(3) is not None else None
+
+
+def _capi_offer(value: str, parent: dict[str, Any], _infra: RawObject) -> str | None:
+    if (text(parent.get("publisher")), text(parent.get("offer"))) != ("cncf-upstream", "capi"):
+        return None
+    match = _CAPI_OFFER.fullmatch(value)
+    return f"1.{int(match.group(1))}.{match.group(2)}" if match else None
+
+
+def _capg_family(value: str, _parent: dict[str, Any], _infra: RawObject) -> str | None:
+    match = _CAPG_FAMILY.search(value.rpartition("/")[2])
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+
+
+Reading = Callable[[str, dict[str, Any], RawObject], str | None]
+READINGS: dict[str, Reading] = {
+    "kubernetes": _kubernetes,
+    "eks-release": _eks_release,
+    "capz-reference-gallery": _reference_gallery,
+    "capz-capi-offer": _capi_offer,
+    "capg-image-family": _capg_family,
+}
+
+
+def _values(value: Any, keys: list[str]) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(parent, shown path, value) of each string the path reaches; `[]` crosses a list."""
+    key, rest = keys[0], keys[1:]
+    listed = key.endswith("[]")
+    name = key.removesuffix("[]")
+    if not isinstance(value, dict):
+        return
+    found = value.get(name)
+    if not rest:
+        if not listed and type(found) is str and found:
+            yield value, name, found
+        return
+    for i, item in enumerate(found if listed and isinstance(found, list) else [found]):
+        shown = f"{name}[{i}]" if listed else name
+        for parent, path, leaf in _values(item, rest):
+            yield parent, f"{shown}.{path}", leaf
+
+
+def field_targets(kind: str, fields: tuple[VersionField, ...], obj: RawObject) -> list[Target]:
+    """The targets of these fields of obj, in the registry's order."""
+    found = []
+    for field in fields:
+        reading = READINGS[field.reading]
+        for parent, path, value in _values(obj, field.path.split(".")):
+            version = reading(value, parent, obj)
+            if version is not None:
+                found.append(Target(kind, path, value, version, field.deployed))
+    return found
+
+
+def infra_targets(provider: Provider | None, infra: RawObject | None) -> tuple[Target, ...]:
+    """What the infra pool's version-bearing fields target, where they say."""
+    if provider is None or infra is None:
+        return ()
+    return tuple(field_targets(provider.kind, provider.version_fields, infra))
