@@ -217,7 +217,10 @@ def untracked_instance(rule: Rule, ctx: Context) -> Iterator[Finding]:
     for listed in outside.listed if outside else ():
         node = listed.node
         pools = [p for p in listed.same_group if p not in deleting]
-        joined = ctx.now - node.created if node.created else None
+        # The earliest moment the Node shows: its creation, or its Ready transition when a
+        # restored or re-created object carries a later creationTimestamp.
+        seen = min((t for t in (node.created, node.ready_since) if t is not None), default=None)
+        joined = ctx.now - seen if seen else None
         if not pools or joined is None or joined <= ctx.thresholds.scaling:
             continue
         evidence = _untracked_evidence(listed)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from support.management import ManagementCluster, create_scenario, kubectl_dump
+from support.management import ManagementCluster, create_scenario, delete_nodes, kubectl_dump
 from support.objects import NOW
 from support.run import run_cli
 from support.scenarios import SCENARIOS
@@ -21,7 +22,10 @@ SCHEMA = json.loads(
 AT = NOW.isoformat().replace("+00:00", "Z")
 
 
-def load(mgmt: ManagementCluster, scenario: str) -> tuple[str, str, list[dict[str, Any]]]:
+Loaded = tuple[str, str, list[dict[str, Any]]]
+
+
+def load(mgmt: ManagementCluster, scenario: str) -> Loaded:
     namespace = mgmt.new_namespace()
     salt = namespace.removeprefix("t-")
     objects = SCENARIOS[scenario](mgmt.generation, namespace, salt)
@@ -56,9 +60,26 @@ def as_golden(document: dict[str, Any], namespace: str, salt: str, generation: s
     return server_fields_dropped(json.loads(text))
 
 
+@pytest.fixture
+def loader(mgmt: ManagementCluster) -> Iterator[Callable[[str], Loaded]]:
+    """load(), and the scenarios' Nodes deleted afterwards (support.management.delete_nodes)."""
+    loaded: list[list[dict[str, Any]]] = []
+
+    def load_one(scenario: str) -> Loaded:
+        found = load(mgmt, scenario)
+        loaded.append(found[2])
+        return found
+
+    yield load_one
+    for objects in loaded:
+        delete_nodes(mgmt, objects)
+
+
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_live_equals_offline_and_matches_the_golden(mgmt, scenario, tmp_path, capsys) -> None:
-    namespace, salt, objects = load(mgmt, scenario)
+def test_live_equals_offline_and_matches_the_golden(
+    mgmt, scenario, loader, tmp_path, capsys
+) -> None:
+    namespace, salt, objects = loader(scenario)
     config = str(mgmt.kubeconfig)
 
     live = run_cli(capsys, "describe", "-n", namespace, "--kubeconfig", config, "--now", AT)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import secrets
 import subprocess
@@ -15,7 +16,7 @@ import yaml
 from . import crds
 from .controlplane import APIServer, ControlPlane, User, binaries_dir
 from .kinds import Kinds
-from .kubeapi import KubeAPI
+from .kubeapi import APIError, KubeAPI
 
 
 @dataclass
@@ -130,6 +131,16 @@ def create_scenario(cluster: ManagementCluster, objects: list[dict[str, Any]]) -
             real_uids[fixture_uid] = created["metadata"]["uid"]
         if obj["kind"] == "Cluster":
             cluster.workload_kubeconfig_secret(meta["namespace"], meta["name"])
+
+
+def delete_nodes(cluster: ManagementCluster, objects: list[dict[str, Any]]) -> None:
+    """Delete a scenario's Nodes. The test server is every Cluster's "workload cluster", and a
+    Node Cluster API never matched carries no annotation naming its Cluster: left behind, it
+    would be a Node outside the pools of every later Cluster on the server."""
+    for obj in objects:
+        if obj["kind"] == "Node":
+            with contextlib.suppress(APIError):
+                cluster.api.request("DELETE", f"/api/v1/nodes/{obj['metadata']['name']}")
 
 
 def kubectl_dump(
