@@ -22,7 +22,7 @@ from kubectl_machinepool.outsiders import (
     groups_by_cluster,
     outside_nodes,
 )
-from kubectl_machinepool.providers import infra_pool
+from kubectl_machinepool.providers import Provider, infra_pool
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot, WorkloadNodes
 from kubectl_machinepool.states import (
@@ -32,7 +32,7 @@ from kubectl_machinepool.states import (
     node_state,
     object_state,
 )
-from kubectl_machinepool.targets import Target, infra_targets
+from kubectl_machinepool.targets import Target, companion_name, infra_targets
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +195,21 @@ def describe_pool(
         paused_by=_paused_by(pool, cluster_paused),
         infra_unread=ref is not None and not snapshot.was_read(ref.api_group, ref.kind),
         bootstrap_unread=boot is not None and not snapshot.was_read(boot.api_group, boot.kind),
-        version_targets=infra_targets(provider, infra_raw),
+        version_targets=infra_targets(
+            provider, infra_raw, _companion(provider, infra_raw, snapshot)
+        ),
     )
+
+
+def _companion(
+    provider: Provider | None, infra: RawObject | None, snapshot: Snapshot
+) -> RawObject | None:
+    companion = provider.companion if provider else None
+    if companion is None or infra is None:
+        return None
+    name = companion_name(companion, infra)
+    namespace = text(dig(infra, "metadata", "namespace")) or ""
+    return snapshot.find(companion.group, companion.kind, namespace, name) if name else None
 
 
 def _node_states(workload: WorkloadNodes | None) -> list[NodeState] | None:

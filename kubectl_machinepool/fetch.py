@@ -200,6 +200,16 @@ def read_pools(kube: Kube, namespace: str | None, selector: str | None) -> Snaps
     )
 
 
+def _companion_kinds(infra_refs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+    """The kinds the pools' providers keep the cloud's side in (AKS: ASO agent pools)."""
+    found: dict[tuple[str, str], str | None] = {}
+    for group, kind in infra_refs:
+        provider = infra_pool(group, kind)
+        if provider is not None and provider.companion is not None:
+            found[(provider.companion.group, provider.companion.kind)] = None
+    return found
+
+
 def _machine_kinds(infra: list[RawObject]) -> set[tuple[str, str, str]]:
     """(group, version, kind) of the per-instance kinds infra pools declare (not their own)."""
     found = set()
@@ -396,6 +406,25 @@ def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str 
     return kinds
 
 
+def _rule_reads(
+    reads: _Reads, namespace: str | None, infra_refs: Iterable[tuple[str, str]]
+) -> list[Pending[_Outcome]]:
+    """What only rules read: the core controller's Deployment (its version), the Secret names
+    in scope, and the objects the pools' providers keep the cloud's side in."""
+    return [
+        reads.later_resource(
+            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
+        ),
+        reads.later_resource(
+            SECRETS,
+            namespace,
+            "missing bootstrap data Secrets are not detected",
+            metadata_only=True,
+        ),
+        *reads.kinds(_companion_kinds(infra_refs), namespace, "their versions are not compared"),
+    ]
+
+
 def read_description(
     kube: Kube,
     namespace: str | None,
@@ -439,25 +468,12 @@ def read_description(
         cluster_read = reads.spawn(
             partial(reads.listed, kube.capi_resource("Cluster"), namespace, why)
         )
-    instances = _Instances(reads, namespace, _template_refs(pools, "infrastructureRef"))
+    infra_refs = _template_refs(pools, "infrastructureRef")
+    instances = _Instances(reads, namespace, infra_refs)
     bootstrap = reads.kinds(
         _template_refs(pools, "bootstrap"), namespace, "bootstrap configs are not shown"
     )
-    extras: list[Pending[_Outcome]] = []
-    if diagnosis and (pools or named):
-        extras.append(
-            reads.later_resource(
-                DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
-            )
-        )
-        extras.append(
-            reads.later_resource(
-                SECRETS,
-                namespace,
-                "missing bootstrap data Secrets are not detected",
-                metadata_only=True,
-            )
-        )
+    extras = _rule_reads(reads, namespace, infra_refs) if diagnosis and (pools or named) else []
     if meanwhile is not None:
         meanwhile()
 
@@ -485,9 +501,7 @@ def read_description(
     if diagnosis and (pools or cluster_objects):
         reads.quiet = not report_extras
         objects += reads.take(control_planes)
-        deployments, secrets = extras
-        objects += reads.take([deployments])
-        objects += reads.take([secrets])
+        objects += reads.take(extras)
         if ("", "Secret") not in reads.unread:
             secrets_scope = namespace or ""
     nodes = [workloads[key].result() for key in sorted(clusters)]

@@ -23,10 +23,11 @@ json tags of the provider's Go API types at these upstream commits, and is the s
 
 Version fields (#7248) are those whose value names a Kubernetes release. Pools with none: CAPA's
 AWSMachinePool (an explicit AMI id is opaque; without one CAPA looks the AMI up by the
-MachinePool's version), AzureManagedMachinePool, GCPManagedMachinePool and Scaleway's pools (the
-provider sends the MachinePool's version to the cloud; AKS, GKE and Kapsule report theirs in no
-field of these objects), OCIMachinePool and OCIVirtualMachinePool (an image OCID at most). CAPA
-has no releaseVersion field: the EKS AMI release is spec.amiVersion.
+MachinePool's version), GCPManagedMachinePool and Scaleway's pools (the provider sends the
+MachinePool's version to the cloud, and GKE and Kapsule report theirs in no field of these
+objects), OCIMachinePool and OCIVirtualMachinePool (an image OCID at most). AKS pools report
+theirs in the ASO agent pool, their companion. CAPA has no releaseVersion field: the EKS AMI
+release is spec.amiVersion.
 
 A path is dotted from the object's root; `[]` marks a list whose every item holds the field.
 None (or an empty tuple) means the infra pool has no such field, or it was not verified.
@@ -94,6 +95,39 @@ def _capz_images(root: str) -> tuple[VersionField, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class Companion:
+    """An object the provider makes for each infra pool, holding what the cloud answers."""
+
+    group: str
+    kind: str
+    # How it is named: "infra-pool" (the infra pool's name, as CAPZ normalises it) or
+    # "embedded" (as the infra pool's spec.resources[] names an object of this kind).
+    named: str
+    version_fields: tuple[VersionField, ...]
+
+
+_ASO_AGENT_POOL_TYPES = (
+    "azure-service-operator v2/api/containerservice/v1api20250801/"
+    "managed_clusters_agent_pool_types_gen.go"
+)
+
+
+def _aks_agent_pool(named: str) -> Companion:
+    """The ASO agent pool: the version CAPZ asks AKS for (the larger of the MachinePool's and
+    the control plane's auto-upgrade version, azure/services/agentpools/spec.go), and the one
+    AKS runs. status.nodeImageVersion names no Kubernetes release."""
+    return Companion(
+        "containerservice.azure.com",
+        "ManagedClustersAgentPool",
+        named,
+        (
+            VersionField("spec.orchestratorVersion", "kubernetes", _ASO_AGENT_POOL_TYPES),
+            VersionField("status.currentOrchestratorVersion", "kubernetes", _ASO_AGENT_POOL_TYPES),
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     """One infra pool kind, as its provider implements it."""
 
@@ -111,6 +145,8 @@ class Provider:
     updating_condition: str | None = None
     # Fields that name the Kubernetes release the pool rolls to, besides the MachinePool's.
     version_fields: tuple[VersionField, ...] = ()
+    # The object the provider keeps the cloud's side in, with version fields of its own.
+    companion: Companion | None = None
     # ROSA's infra pool version is OpenShift's: never compared with Kubernetes versions.
     openshift_version_field: str | None = None
     # Where the image is named, in the order the tool reads them.
@@ -206,6 +242,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "CAPZ",
         "AKS agent pool",
         None,
+        companion=_aks_agent_pool("infra-pool"),
         failure_domain_field="spec.availabilityZones",
     ),
     # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
@@ -224,6 +261,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 "api/v1beta1/azureasomanagedmachinepool_types.go",
             ),
         ),
+        companion=_aks_agent_pool("embedded"),
     ),
     Provider(
         INFRA_GROUP,

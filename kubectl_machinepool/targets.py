@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_machinepool.fields import mapping, text
-from kubectl_machinepool.providers import CAPZ_REFERENCE_GALLERY, Provider, VersionField
+from kubectl_machinepool.fields import dig, mapping, text
+from kubectl_machinepool.providers import CAPZ_REFERENCE_GALLERY, Companion, Provider, VersionField
 from kubectl_machinepool.snapshot import RawObject
 
 # ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
@@ -120,8 +120,32 @@ def field_targets(kind: str, fields: tuple[VersionField, ...], obj: RawObject) -
     return found
 
 
-def infra_targets(provider: Provider | None, infra: RawObject | None) -> tuple[Target, ...]:
-    """What the infra pool's version-bearing fields target, where they say."""
+_NOT_IN_A_NAME = re.compile(r"[^a-z0-9-]+")
+
+
+def companion_name(companion: Companion, infra: RawObject) -> str | None:
+    """The name of the infra pool's companion object, as the provider names it."""
+    if companion.named == "embedded":
+        resources = mapping(infra.get("spec")).get("resources")
+        for item in resources if isinstance(resources, list) else ():
+            if isinstance(item, dict) and item.get("kind") == companion.kind:
+                return text(dig(item, "metadata", "name"))
+        return None
+    # CAPZ's GetNormalizedKubernetesName (azure/defaults.go).
+    name = text(dig(infra, "metadata", "name")) or ""
+    return _NOT_IN_A_NAME.sub("-", name.lower()).strip("-") or None
+
+
+def infra_targets(
+    provider: Provider | None, infra: RawObject | None, companion: RawObject | None = None
+) -> tuple[Target, ...]:
+    """What the infra pool's version-bearing fields target, and its companion's, where they
+    say."""
     if provider is None or infra is None:
         return ()
-    return tuple(field_targets(provider.kind, provider.version_fields, infra))
+    found = field_targets(provider.kind, provider.version_fields, infra)
+    if provider.companion is not None and companion is not None:
+        found += field_targets(
+            provider.companion.kind, provider.companion.version_fields, companion
+        )
+    return tuple(found)

@@ -141,16 +141,25 @@ def _kubelet_split(
 
 
 def _two_steps(pool: PoolDescription, off: list[Target]) -> str:
-    infra = f"{off[0].kind} {pool.pool.namespace}/{pool.infra.name if pool.infra else '?'}"
-    asked = [t.field for t in off if not t.field.startswith("status.")]
+    kind = pool.infra.kind if pool.infra else off[0].kind
+    infra = f"{kind} {pool.pool.namespace}/{pool.infra.name if pool.infra else '?'}"
+    asked = [t for t in off if not t.field.startswith("status.")]
     if not asked:
+        fields = " and ".join(dict.fromkeys(f"{t.kind} {t.field}" for t in off))
         return (
-            f"status of {infra} names the image the provider last put in the cloud group: it "
-            "moves to the MachinePool's release on the provider's next model update; check the "
-            "infra pool's conditions (CAPZ: ScaleSetModelUpdated) and the provider's logs."
+            f"{fields} says what the provider last put in the cloud: it moves to the "
+            "MachinePool's release on the provider's next update; check the infra pool's "
+            "conditions (CAPZ: ScaleSetModelUpdated) and the provider's logs."
         )
-    fields = " and ".join(dict.fromkeys(asked))
-    if any(t.deployed for t in off):
+    if all(t.kind != kind for t in asked):
+        return (
+            f"{kind}'s provider asked the cloud for {asked[0].value} ({asked[0].kind} "
+            f"{asked[0].field}): for AKS, the control plane's auto-upgrade version when it is "
+            "newer than the MachinePool's; set the MachinePool's spec.template.spec.version to "
+            "the release the cloud runs, so that both say the same."
+        )
+    fields = " and ".join(dict.fromkeys(t.field for t in asked))
+    if any(t.deployed for t in asked):
         return (
             f"The provider deploys {fields} of {infra}, never the MachinePool's version: set "
             "both to the release you want (with an image for that release), pausing the infra "

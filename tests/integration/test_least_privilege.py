@@ -631,10 +631,13 @@ READER_PROBES: dict[Grant, Probe] = {
     ("", "secrets", "get"): Probe(DESCRIBE, 'secrets "dev-kubeconfig" is forbidden'),
     ("", "secrets", "list"): Probe(DIAGNOSE, "cannot read Secret objects"),
 }  # fmt: skip
-# Proven by their own tests below: the contract version (CRDs) and completion (namespaces).
+# Proven by their own tests below: the contract version (CRDs), completion (namespaces) and
+# the AKS agent pools (only AKS pools need them).
+ASO_AGENT_POOLS = ("containerservice.azure.com", "managedclustersagentpools", "list")
 READER_ELSEWHERE = {
     ("apiextensions.k8s.io", "customresourcedefinitions", "get"),
     ("", "namespaces", "list"),
+    ASO_AGENT_POOLS,
 }
 DELETER_PROBES: dict[Grant, Probe] = {
     (CAPI, "machines", "get"): Probe(("delete-machine", "{machine}", "-n", "{ns}", "--dry-run=server"), 'cannot get resource "machines"'),
@@ -748,6 +751,32 @@ def test_every_workload_grant_is_needed(v1beta2: ManagementCluster, capsys, requ
             if probe.lost not in probe.run(capsys, seeded, user):
                 wrong.append(f"{grant}: with it, no {probe.lost!r}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_agent_pool_grant_is_what_aks_pools_compare_versions_with(
+    v1beta2: ManagementCluster, capsys
+) -> None:
+    roles = install_roles(v1beta2)
+    ns = v1beta2.new_namespace()
+    create_scenario(v1beta2, [*SCENARIOS["aks-managed"]("v1beta2", ns, ns[2:]), core_manager(ns)])
+    seeded = Seeded(v1beta2, ns, ns[2:])
+    try:
+        without = narrowed(roles[READER], f"reader-no-aso-{ns}", lambda g: g == ASO_AGENT_POOLS)
+        apply(v1beta2, without)
+        narrow = seeded.user("no-aso", without)
+        full = seeded.user("aso", roles[READER])
+        note = "cannot read ManagedClustersAgentPool objects, so their versions are not compared"
+        assert note in flat(cli(capsys, narrow, "diagnose", "-n", ns).err)
+        said = cli(capsys, full, "diagnose", "-n", ns)
+        assert "ManagedClustersAgentPool" not in said.err
+        versions = json.loads(cli(capsys, full, "describe", "-n", ns, "-o", "json").out)
+        [pool] = versions["clusters"][0]["machinePools"]
+        assert [t["field"] for t in pool["versionTargets"]] == [
+            "spec.orchestratorVersion",
+            "status.currentOrchestratorVersion",
+        ]
+    finally:
+        unseed(seeded)
 
 
 def test_the_crd_grant_picks_the_contract_version(v1beta2: ManagementCluster, capsys) -> None:

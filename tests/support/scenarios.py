@@ -871,12 +871,33 @@ def aks_managed(generation: str, ns: str, salt: str = "") -> list[Obj]:
         "aks-pool0", (INFRA, "v1beta1", "AzureManagedMachinePool"), None, desired=3, provider_ids=ids, ready_nodes=3,
         version="v1.33.3", annotations=((f"{CAPI}/replicas-managed-by", "true"),),
     )  # fmt: skip
-    return _managed(
+    objects = _managed(
         generation, ns, salt, shape, pool,
         {"mode": "System", "sku": "Standard_D4s_v5", "name": "pool0", "scaling": {"minSize": 2, "maxSize": 6}, "osDiskSizeGB": 128},
         {"ready": True, "replicas": 3, "conditions": [v1beta1_condition("Ready"), v1beta1_condition("AgentPoolsReady")]},
         [f"aks-pool0-41982762-vmss00000{i}" for i in range(3)], "v1.33.3", cordoned=2,
     )  # fmt: skip
+    return [*objects, aso_agent_pool(ns, pool.name, "1.33.3", "1.33.3")]
+
+
+def aso_agent_pool(ns: str, name: str, orchestrator: str, current: str) -> Obj:
+    """The ASO ManagedClustersAgentPool CAPZ makes for an AzureManagedMachinePool (named after
+    it: azure/services/agentpools/spec.go ResourceRef), with what AKS reports. Fields as in
+    azure-service-operator v2/api/containerservice/v1api20250801/
+    managed_clusters_agent_pool_types_gen.go."""
+    meta = _meta("ManagedClustersAgentPool", ns, name, "prod")
+    meta["ownerReferences"] = [_owner("AzureManagedMachinePool", f"{INFRA}/v1beta1", ns, name)]
+    return {
+        "apiVersion": "containerservice.azure.com/v1api20250801",
+        "kind": "ManagedClustersAgentPool",
+        "metadata": meta,
+        "spec": {"azureName": "pool0", "owner": {"name": "prod"}, "mode": "System", "count": 3, "vmSize": "Standard_D4s_v5", "orchestratorVersion": orchestrator},
+        "status": {
+            "orchestratorVersion": orchestrator, "currentOrchestratorVersion": current,
+            "nodeImageVersion": "AKSUbuntu-2204gen2containerd-202511.03.0", "provisioningState": "Succeeded",
+            "conditions": [{"type": "Ready", "status": "True", "severity": "", "lastTransitionTime": T0, "observedGeneration": 1}],
+        },
+    }  # fmt: skip
 
 
 def gke_managed(generation: str, ns: str, salt: str = "") -> list[Obj]:

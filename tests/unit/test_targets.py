@@ -8,6 +8,10 @@ Each field as the provider defines it (json tags, at the commits in providers.py
       marketplace}.version  cluster-api-provider-azure exp/api/v1beta1/azuremachinepool_types.go,
       api/v1beta1/types.go
   GCPMachinePool spec.imageFamily  cluster-api-provider-gcp exp/api/v1beta1/gcpmachinepool_types.go
+  ManagedClustersAgentPool (ASO's, which CAPZ makes for an AzureManagedMachinePool, named after
+      it: azure/services/agentpools/spec.go) spec.orchestratorVersion,
+      status.currentOrchestratorVersion  azure-service-operator v2/api/containerservice/
+      v1api20250801/managed_clusters_agent_pool_types_gen.go
   AzureASOManagedMachinePool spec.resources[] (an ASO ManagedClustersAgentPool,
       spec.orchestratorVersion)  cluster-api-provider-azure api/v1beta1/
       azureasomanagedmachinepool_types.go; azure-service-operator v2/api/containerservice/
@@ -32,7 +36,7 @@ from kubectl_machinepool.description import describe
 from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
 from kubectl_machinepool.providers import PROVIDERS, infra_pool
 from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.targets import infra_targets
+from kubectl_machinepool.targets import companion_name, infra_targets
 
 Obj = dict[str, Any]
 INFRA = "infrastructure.cluster.x-k8s.io"
@@ -122,6 +126,15 @@ def aso_agent_pool(orchestrator: str | None) -> Callable[[list[Obj]], None]:
     return change
 
 
+def aks_agent_pool(orchestrator: str, current: str) -> Callable[[list[Obj]], None]:
+    def change(objects: list[Obj]) -> None:
+        agent = find(objects, "ManagedClustersAgentPool")
+        agent["spec"]["orchestratorVersion"] = orchestrator
+        agent["status"]["currentOrchestratorVersion"] = current
+
+    return change
+
+
 def oke_version(version: str) -> Callable[[list[Obj]], None]:
     def change(objects: list[Obj]) -> None:
         infra = as_kind(objects, "AWSManagedMachinePool", "OCIManagedMachinePool")
@@ -143,6 +156,8 @@ SHAPES: dict[str, tuple[str, Callable[[list[Obj]], None], Callable[[list[Obj]], 
     "vmss-marketplace": ("azure-vmss", vmss_image(marketplace("132.9.20250911")), vmss_image(marketplace("132.9.20250911", offer="ubuntu"))),
     "vmss-status-image": ("azure-vmss", vmss_image(gallery("1.32.9"), "status"), vmss_image(gallery("latest"), "status")),
     "gcp-image-family": ("gke-managed", gcp_family("projects/p/global/images/family/capi-ubuntu-2204-k8s-v1-31"), gcp_family("projects/p/global/images/family/capi-ubuntu-2204-k8s-v1-32")),
+    "aks-auto-upgraded": ("aks-managed", aks_agent_pool("1.34.1", "1.34.1"), aks_agent_pool("1.33.3", "1.33.3")),
+    "aks-running-behind": ("aks-managed", aks_agent_pool("1.33.3", "1.32.9"), aks_agent_pool("1.33.3", "1.33.0")),
     "aso-orchestrator": ("aks-managed", aso_agent_pool("1.32.6"), aso_agent_pool(None)),
     "oke-version": ("eks-managed", oke_version("v1.33.1"), oke_version("v1.33.5")),
 }  # fmt: skip
@@ -208,6 +223,35 @@ def test_only_the_status_image_behind_says_to_wait_for_the_model_update() -> Non
     assert "Annotate" not in finding.action
 
 
+def test_the_aks_agent_pool_is_found_by_the_infra_pools_name() -> None:
+    objects = SCENARIOS["aks-managed"]("v1beta2", NAMESPACE)
+    [pool] = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools
+    assert [(t.kind, t.field, t.version) for t in pool.version_targets] == [
+        ("ManagedClustersAgentPool", "spec.orchestratorVersion", "1.33.3"),
+        ("ManagedClustersAgentPool", "status.currentOrchestratorVersion", "1.33.3"),
+    ]
+
+
+def test_companion_names() -> None:
+    aks = infra_pool(INFRA, "AzureManagedMachinePool")
+    aso = infra_pool(INFRA, "AzureASOManagedMachinePool")
+    assert aks is not None
+    assert aks.companion is not None
+    assert aso is not None
+    assert aso.companion is not None
+    assert companion_name(aks.companion, {"metadata": {"name": "Pool_0.a"}}) == "pool-0-a"
+    embedded = {
+        "spec": {
+            "resources": [
+                {"kind": "ManagedCluster", "metadata": {"name": "prod"}},
+                {"kind": "ManagedClustersAgentPool", "metadata": {"name": "prod-pool1"}},
+            ]
+        }
+    }
+    assert companion_name(aso.companion, embedded) == "prod-pool1"
+    assert companion_name(aso.companion, {"spec": {"resources": "x"}}) is None
+
+
 def test_the_example_dump_shows_both_sides() -> None:
     objects = SCENARIOS["azure-image-drift"]("v1beta2", NAMESPACE)
     [pool] = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools
@@ -218,10 +262,10 @@ def test_the_example_dump_shows_both_sides() -> None:
 
 
 def test_kinds_without_version_fields_have_no_targets() -> None:
-    """CAPA's AWSMachinePool (an AMI id says no release), GKE and AKS pools, Scaleway."""
-    quiet = {"AWSMachinePool", "GCPManagedMachinePool", "AzureManagedMachinePool"}
-    assert all(not p.version_fields for p in PROVIDERS if p.kind in quiet)
-    for scenario in ("aws-asg", "gke-managed", "aks-managed", "scaleway-kapsule"):
+    """CAPA's AWSMachinePool (an AMI id says no release), GKE and Scaleway pools."""
+    quiet = {"AWSMachinePool", "GCPManagedMachinePool", "ScalewayManagedMachinePool"}
+    assert all(not p.version_fields and not p.companion for p in PROVIDERS if p.kind in quiet)
+    for scenario in ("aws-asg", "gke-managed", "scaleway-kapsule"):
         objects = SCENARIOS[scenario]("v1beta2", NAMESPACE)
         [pool] = describe(snapshot_of(objects), Selection(), NOW).clusters[0].pools
         assert pool.version_targets == (), scenario
@@ -248,3 +292,15 @@ def test_any_shape_of_an_infra_pool_is_read_without_an_error(
     provider = infra_pool(INFRA, kind)
     targets = infra_targets(provider, {"kind": kind, "spec": spec, "status": status})
     assert all(isinstance(t.version, str) for t in targets)
+
+
+def test_an_aks_pool_ahead_of_its_machinepool_says_to_raise_the_machinepool() -> None:
+    [finding] = mp1301("aks-managed", aks_agent_pool("1.34.1", "1.34.1"), "v1beta2")
+    assert finding.action.startswith(
+        "AzureManagedMachinePool's provider asked the cloud for 1.34.1 (ManagedClustersAgentPool "
+        "spec.orchestratorVersion)"
+    )
+    [behind] = mp1301("aks-managed", aks_agent_pool("1.33.3", "1.32.9"), "v1beta2")
+    assert behind.action.startswith(
+        "ManagedClustersAgentPool status.currentOrchestratorVersion says what the provider last put"
+    )
