@@ -304,3 +304,32 @@ def test_an_aks_pool_ahead_of_its_machinepool_says_to_raise_the_machinepool() ->
     assert behind.action.startswith(
         "ManagedClustersAgentPool status.currentOrchestratorVersion says what the provider last put"
     )
+
+
+# Each provider API version that carries the field, as its CRD serves it (provider_kinds.yaml
+# lists the served versions; CAPA keeps v1beta1 in its types though it serves only v1beta2).
+PROVIDER_VERSIONS = [
+    ("eks-ami-release", "AWSManagedMachinePool", "v1beta1"),
+    ("eks-ami-release", "AWSManagedMachinePool", "v1beta2"),
+    ("oke-version", "OCIManagedMachinePool", "v1beta1"),
+    ("oke-version", "OCIManagedMachinePool", "v1beta2"),
+    ("aso-orchestrator", "AzureASOManagedMachinePool", "v1alpha1"),
+    ("aso-orchestrator", "AzureASOManagedMachinePool", "v1beta1"),
+]
+
+
+@pytest.mark.parametrize(("shape", "kind", "version"), PROVIDER_VERSIONS)
+def test_the_field_is_read_in_every_provider_api_version(
+    shape: str, kind: str, version: str
+) -> None:
+    scenario, fires, near_miss = SHAPES[shape]
+
+    def in_version(change: Callable[[list[Obj]], None]) -> Callable[[list[Obj]], None]:
+        def changed(objects: list[Obj]) -> None:
+            change(objects)
+            find(objects, kind)["apiVersion"] = f"{INFRA}/{version}"
+
+        return changed
+
+    assert len(mp1301(scenario, in_version(fires), "v1beta2")) == 1
+    assert mp1301(scenario, in_version(near_miss), "v1beta2") == []
