@@ -8,6 +8,7 @@ dropped at line ends), so plain ASCII text wraps exactly as it always did.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -26,6 +27,11 @@ def line_width(width: int | None, default: int) -> int:
     return default if width is None else max(width, NARROWEST)
 
 
+# A tree row is ASCII but for a few glyphs (├─, ✓): only those are looked up.
+_NOT_ASCII = re.compile("[^\x00-\x7f]+")
+
+
+@functools.lru_cache(maxsize=4096)
 def _char_width(char: str) -> int:
     if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
         return 0
@@ -35,9 +41,12 @@ def _char_width(char: str) -> int:
 def visible_width(text: str) -> int:
     """Columns on a terminal: colour codes take none, wide (CJK) characters two."""
     plain = _COLOUR.sub("", text) if "\x1b" in text else text
+    width = len(plain)
     if plain.isascii():
-        return len(plain)
-    return sum(_char_width(char) for char in plain)
+        return width
+    for run in _NOT_ASCII.findall(plain):
+        width += sum(map(_char_width, run)) - len(run)
+    return width
 
 
 def _width_within(text: str, limit: int) -> int:

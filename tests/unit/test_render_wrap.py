@@ -81,6 +81,24 @@ def test_colour_codes_take_no_columns_and_wide_characters_two() -> None:
     assert [plain(line) for line in coloured] == ["ab one two", "three four"]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "├", "─", "✓", "节", "\u0301", "\u200b", "é", "\x1b[31m"])
+    ).map("".join)
+)
+def test_the_width_is_each_characters_width_summed(text: str) -> None:
+    """Counting only the non-ASCII runs gives what counting every character gives."""
+    import unicodedata
+
+    def width(char: str) -> int:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            return 0
+        return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+    assert visible_width(text) == sum(width(c) for c in plain(text))
+
+
 def _capd_plan() -> Any:
     objects = SCENARIOS["capd"]("v1beta2", NAMESPACE)
     snapshot = snapshot_of(objects)
