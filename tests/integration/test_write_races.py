@@ -257,6 +257,29 @@ def test_a_delete_refused_because_someone_deleted_first_is_not_ours(
     assert stage.statuses(stage.is_delete) == [409]
 
 
+def test_a_delete_meeting_only_status_updates_is_sent_again_each_time(
+    each_generation: Stage, capsys
+) -> None:
+    """A Machine controller answers our drain-timeout patch with status updates, two of them
+    right before our DELETE (seen with the real v1.14 controller): only status changed, so the
+    DELETE goes again with the newer resourceVersion."""
+    stage = each_generation
+
+    def controller(generation: int) -> Callable[[], object]:
+        return stage.patch(
+            stage.machine_path + "/status", {"status": {"observedGeneration": generation}}
+        )
+
+    stage.proxy.script(
+        Rule(stage.is_delete, before=controller(7)), Rule(stage.is_delete, before=controller(8))
+    )
+    result = stage.delete(capsys, "--replace", "--drain-timeout", "5m")
+    assert_one_message(result)
+    assert result.code == 0, result.err
+    assert done_lines(result.out) == [f"machine.cluster.x-k8s.io/{MACHINE} deleted"]
+    assert stage.statuses(stage.is_delete) == [409, 409, 200]
+
+
 # -- F2: nothing is taken back on top of someone else's change -----------------------------------
 
 
