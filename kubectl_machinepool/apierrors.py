@@ -30,22 +30,20 @@ def unreachable(where: str, err: BaseException) -> UnreachableError:
 @contextmanager
 def transport_errors(where: str) -> Iterator[None]:
     """Every transport failure as a MachinePoolError (a dropped connection: a Retry)."""
-    import urllib3
-
     try:
         yield
-    except urllib3.exceptions.NewConnectionError as err:
-        # Caught first: urllib3 derives it from its timeout errors.
+    except ConnectionRefusedError as err:
+        # Caught first: no connection was made, so none was dropped.
         raise unreachable(where, err) from err
-    except (urllib3.exceptions.TimeoutError, TimeoutError) as err:
+    except TimeoutError as err:
         raise UnreachableError(
             f"the API server of {where} did not answer within the request timeout",
             hint="raise --request-timeout, or check that the server is reachable",
         ) from err
-    except (urllib3.exceptions.ProtocolError, http.client.HTTPException, ConnectionError) as err:
+    except (http.client.HTTPException, ConnectionError) as err:
         # Dropped before an answer came: a read may simply be asked again.
         raise Retry(unreachable(where, err), 0.0) from err
-    except (urllib3.exceptions.HTTPError, OSError) as err:
+    except OSError as err:
         raise unreachable(where, err) from err
     except (ValueError, TypeError) as err:
         # http.client refuses header values with control characters, ssl a server name with
@@ -102,8 +100,8 @@ def retry_after(value: str | None) -> float | None:
 
 
 def _reason(err: BaseException) -> str:
-    """The useful last part of a urllib3/ssl error, on one line."""
+    """The useful last part of a socket, ssl or http.client error, on one line."""
     # Some failures carry no text at all (an empty SSLError): their kind says it then.
-    lines = str(getattr(err, "reason", None) or err).strip().splitlines() or [type(err).__name__]
+    lines = str(err).strip().splitlines() or [type(err).__name__]
     text = lines[-1]
     return text.rsplit("] ", 1)[-1] if "[Errno" in text else text

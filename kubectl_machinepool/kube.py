@@ -7,12 +7,11 @@ failure into a MachinePoolError. What to read is fetch.py's business; both retur
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import time
 from collections.abc import Callable, Generator, Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -30,7 +29,7 @@ from kubectl_machinepool.kubewatch import WATCH_SLACK, WATCH_WINDOW, Watch, stre
 from kubectl_machinepool.liststream import NotAList, read_list, without_managed_fields
 from kubectl_machinepool.options import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
-from kubectl_machinepool.transport import Timeout, Transport
+from kubectl_machinepool.transport import Answer, Headers, Timeout, Transport
 
 # Retries of one read: after a dropped connection, or when the server says when to ask again.
 READ_RETRIES = 3
@@ -75,42 +74,6 @@ class _Call:
     body: dict[str, Any] | None = None
     content_type: str = "application/json"
     managed_fields: bool = True
-
-
-@contextmanager
-def _handed_back(response: Any) -> Iterator[None]:
-    """The answer's connection goes back to the pool once it is read to the end; one left
-    part-read (an error, a bound, a watch stopped early) is closed instead: the next request
-    on it would find the rest of this answer, and only the collector would close its socket."""
-    try:
-        yield
-    except BaseException:
-        response.close()
-        raise
-    finally:
-        response.release_conn()
-
-
-def _read1(response: Any) -> Callable[[int], bytes]:
-    """The answer's read1. An API server sends a large LIST in chunks of 2-4 KiB; urllib3's
-    wrapper around each http.client read1 cost 0.1 s of CPU per 30 MB (5000 Machines), so the
-    http.client answer is read directly when nothing is left for urllib3 to decode."""
-    raw = getattr(response, "_fp", None)
-    encoded = response.headers.get("Content-Encoding", "identity").lower() != "identity"
-    if not isinstance(raw, http.client.HTTPResponse) or encoded:
-        return response.read1
-
-    def read1(size: int) -> bytes:
-        data = raw.read1(size)
-        if not data:
-            # http.client's read1 neither says that a Content-Length answer was cut short
-            # nor closes one read to its end, which its connection needs to be used again.
-            if raw.length:
-                raise http.client.IncompleteRead(b"", raw.length)
-            raw.close()
-        return data
-
-    return read1
 
 
 class Kube:
@@ -215,20 +178,17 @@ class Kube:
             raise Retry(error, wait)
         raise error
 
-    def _open(self, call: _Call, timeout: Timeout) -> Any:
-        """Send the request; the answer (a urllib3 response) is left unread."""
-        import urllib3
-
+    def _open(self, call: _Call, timeout: Timeout) -> Answer:
+        """Send the request; the answer is left unread, for closing() to hand back."""
         url_path = call.path + ("?" + urlencode(call.query) if call.query else "")
-        headers = urllib3.HTTPHeaderDict({"Accept": call.accept})
+        headers: Headers = [("Accept", call.accept)]
         if call.body is not None:
-            headers["Content-Type"] = call.content_type
-        for name, value in self.connection.headers:  # repeated Impersonate-Group is allowed
-            headers.add(name, value)
+            headers.append(("Content-Type", call.content_type))
+        headers += self.connection.headers  # repeated Impersonate-Group is allowed
         return self._transport.open(call.method, url_path, headers, call.body, timeout)
 
     def _chunks(
-        self, response: Any, timeout: float | None, bound: int, what: str
+        self, response: Answer, timeout: float | None, bound: int, what: str
     ) -> Iterator[bytes]:
         """The answer's pieces as they come: never more than bound bytes, nor past the request
         timeout (or the answer timeout, when longer) in total: a server dripping bytes resets a
@@ -237,9 +197,8 @@ class Kube:
             timeout = max(timeout, self._answer_timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         total = 0
-        read1 = _read1(response)
         # read1: one receive at a time, so a server dripping bytes meets the deadline.
-        while chunk := read1(1 << 20):
+        while chunk := response.read1(1 << 20):
             total += len(chunk)
             if total > bound:
                 raise ClusterAccessError(
@@ -250,20 +209,20 @@ class Kube:
                 raise TimeoutError("the answer took longer than the request timeout")
             yield chunk
 
-    def _body(self, response: Any, timeout: float | None) -> bytes:
+    def _body(self, response: Answer, timeout: float | None) -> bytes:
         """The whole answer, at most MAX_ANSWER bytes."""
-        with _handed_back(response):
+        with closing(response):
             return b"".join(self._chunks(response, timeout, MAX_ANSWER, "an answer"))
 
     def _listed(
-        self, response: Any, timeout: float | None, item: Callable[[Any], None], call: _Call
+        self, response: Answer, timeout: float | None, item: Callable[[Any], None], call: _Call
     ) -> dict[str, Any]:
         """A list answer walked as it arrives (liststream.py): at most MAX_LIST_ANSWER bytes,
         MAX_ANSWER for any one object in it."""
         chunks = self._chunks(response, timeout, MAX_LIST_ANSWER, "a list answer")
         if not call.managed_fields:
             chunks = without_managed_fields(chunks)
-        with _handed_back(response):
+        with closing(response):
             try:
                 return read_list(chunks, item, MAX_ANSWER)
             except NotAList:
@@ -408,7 +367,7 @@ class Kube:
                 if not 200 <= response.status < 300:
                     data = self._body(response, read_timeout)
                     raise api_error(self.where, "GET", path, response.status, data)
-                with _handed_back(response):
+                with closing(response):
                     yield from stream_lines(response, deadline, self.where, MAX_ANSWER)
         except Retry as retry:
             raise retry.error from retry.__cause__

@@ -28,6 +28,7 @@ from kubectl_machinepool.fields import dig, integer, text
 
 if TYPE_CHECKING:
     from kubectl_machinepool.kube import Kube, Resource
+    from kubectl_machinepool.transport import Answer
 
 # How long the server keeps one watch open (timeoutSeconds) before it is opened again, and how
 # much longer a silent connection is waited for beyond that.
@@ -67,7 +68,7 @@ class _Expired(Exception):
     """The resourceVersion to resume from is gone (410): list again."""
 
 
-def stream_lines(response: Any, deadline: float, where: str, limit: int) -> Iterator[bytes]:
+def stream_lines(response: Answer, deadline: float, where: str, limit: int) -> Iterator[bytes]:
     """The non-empty lines of a streamed answer, none longer than limit, until deadline."""
     pending = bytearray()
     while chunk := response.read1(1 << 16):

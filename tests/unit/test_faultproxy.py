@@ -284,7 +284,7 @@ def test_arrival_events_fire_when_the_request_arrives(proxy) -> None:
 def test_the_plugin_client_reaches_the_upstream_through_the_kubeconfig(
     proxy, echo, user, tmp_path
 ) -> None:
-    """The plugin's own transport (urllib3 pool, kept alive) through the generated kubeconfig."""
+    """The plugin's own transport (connections kept alive) through the generated kubeconfig."""
     proxy.arm()
     path = proxy.write_kubeconfig(tmp_path / "proxy.kubeconfig", user)
     assert proxy.kubeconfig_dict(user)["clusters"][0]["cluster"]["server"] == proxy.url

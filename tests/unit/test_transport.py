@@ -1,6 +1,7 @@
-"""Our transport over urllib3 (transport.py) decides what the Kubernetes client 37 decided: which
-proxy, which credentials on each request, which TLS checks. Against loopback HTTP(S) servers
-that record what reached them; no API server is needed.
+"""Our transport (transport.py: http.client, urllib3 through a proxy) decides what the Kubernetes
+client 37 decided: which proxy, which credentials on each request, which TLS checks; and it keeps
+connections alive as urllib3 did. Against loopback HTTP(S) servers that record what reached them;
+no API server is needed.
 """
 
 from __future__ import annotations
@@ -10,21 +11,24 @@ import os
 import ssl
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
 from support.loopback import QuietHandler, serving
-from support.pki import CertificateAuthority
+from support.pki import CertificateAuthority, write_private
 
 from kubectl_machinepool import connection as connection_module
 from kubectl_machinepool.connection import Connection, load_connection
 from kubectl_machinepool.errors import ConfigError, UnreachableError
 from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.transport import USER_AGENT, Auth, Settings, bypassed
+from kubectl_machinepool.transport import POOL_SIZE, USER_AGENT, Auth, Settings, bypassed
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = {"kind": "APIGroup", "versions": [{"version": "v1beta2"}]}
@@ -38,6 +42,7 @@ class Recorder:
     url: str = ""
     answers: dict[str, object] = field(default_factory=dict)
     seen: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+    server_names: list[str | None] = field(default_factory=list)  # SNI, over TLS
 
     def targets(self) -> list[str]:
         return [target for target, _ in self.seen]
@@ -48,6 +53,8 @@ class Recorder:
 
 def _serve(context: ssl.SSLContext | None = None) -> Iterator[Recorder]:
     recorder = Recorder()
+    if context is not None:
+        context.sni_callback = lambda _socket, name, _context: recorder.server_names.append(name)
 
     class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
@@ -236,6 +243,7 @@ def test_tls_server_name_is_what_the_certificate_is_checked_against(
     pem = authority.pem
     get(Settings(tls_server.url, ca_data=pem, tls_server_name="api.internal"))
     assert tls_server.targets() == ["/apis/x"]
+    assert tls_server.server_names == ["api.internal"]  # the name sent too
     with pytest.raises(UnreachableError, match="certificate verify failed"):
         get(Settings(tls_server.url, ca_data=pem))
 
@@ -255,6 +263,169 @@ def test_verification_is_on_unless_skipped(tls_server, no_proxy_environment) -> 
         get(Settings(tls_server.url))
     get(Settings(tls_server.url, verify=False))
     assert tls_server.targets() == ["/apis/x"]
+
+
+@pytest.fixture
+def mutual_tls_server(authority: CertificateAuthority, tmp_path: Path) -> Iterator[Recorder]:
+    """Serves 127.0.0.1 to clients with a certificate of the authority only."""
+    issued = authority.issue("api", server_names=("127.0.0.1",))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(
+        write_private(tmp_path / "server.crt", issued.cert),
+        write_private(tmp_path / "server.key", issued.key),
+    )
+    context.load_verify_locations(cadata=authority.pem.decode())
+    context.verify_mode = ssl.CERT_REQUIRED
+    yield from _serve(context)
+
+
+def test_the_client_certificate_is_presented(
+    mutual_tls_server, authority, tmp_path, no_proxy_environment
+) -> None:
+    client = authority.issue("jane")
+    cert = write_private(tmp_path / "client.crt", client.cert)
+    key = write_private(tmp_path / "client.key", client.key)
+    settings = Settings(mutual_tls_server.url, ca_data=authority.pem)
+    get(replace(settings, cert_file=str(cert), key_file=str(key)))
+    assert mutual_tls_server.targets() == ["/apis/x"]
+    with pytest.raises(UnreachableError):
+        get(settings)
+    assert len(mutual_tls_server.seen) == 1
+
+
+def test_an_encrypted_client_key_is_an_error_not_a_password_prompt(
+    mutual_tls_server, authority, tmp_path, no_proxy_environment
+) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    client = authority.issue("jane")
+    key = serialization.load_pem_private_key(client.key, None).private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(b"secret"),
+    )
+    settings = Settings(
+        mutual_tls_server.url,
+        ca_data=authority.pem,
+        cert_file=str(write_private(tmp_path / "client.crt", client.cert)),
+        key_file=str(write_private(tmp_path / "client.key", key)),
+    )
+    with pytest.raises(UnreachableError, match="the client key is encrypted"):
+        get(settings)
+    assert mutual_tls_server.seen == []
+
+
+# -- connections --------------------------------------------------------------------------------
+
+
+class Connections(QuietHandler):
+    """HTTP/1.1 kept alive; counts the connections the client has closed. GET /lines sends more
+    lines than a client reads at once; with `hold`, each GET waits for that many to be in
+    progress."""
+
+    protocol_version = "HTTP/1.1"
+    hold: threading.Barrier | None = None
+    closed: ClassVar[list[int]]
+    peers: ClassVar[list[int]]
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except OSError:
+            pass  # the client closed it mid-answer
+        finally:
+            self.closed.append(self.client_address[1])
+
+    def do_GET(self) -> None:
+        self.peers.append(self.client_address[1])
+        if self.hold is not None:
+            self.hold.wait(10)
+        self.reply(200, b'{"a": 1}\n' * (1 << 19) if self.path == "/lines" else b"{}")
+
+    def do_POST(self) -> None:
+        self.peers.append(self.client_address[1])
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.reply(201, json.dumps({"status": {"allowed": True}}).encode())
+
+
+def connections(**attributes: object) -> type[Connections]:
+    return type("Handler", (Connections,), {"closed": [], "peers": [], **attributes})
+
+
+def direct(port: int) -> Kube:
+    settings = Settings(f"http://127.0.0.1:{port}")
+    return Kube(Connection(settings, "x", "default", settings.host), 5.0)
+
+
+def eventually(condition: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + 10
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_parallel_reads_keep_pool_size_connections_alive(no_proxy_environment) -> None:
+    """Each read on its own connection; POOL_SIZE of them stay open for the next reads."""
+    count = POOL_SIZE + 2
+    handler = connections(hold=threading.Barrier(count))
+    with serving(handler) as server, direct(server.server_address[1]) as kube:
+        threads = [threading.Thread(target=kube.request, args=("GET", "/x")) for _ in range(count)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert len(set(handler.peers)) == count
+        assert eventually(lambda: len(handler.closed) == 2)
+        handler.hold = None
+        for _ in range(count):
+            kube.request("GET", "/x")
+        assert len(set(handler.peers)) == count  # no new connection
+        assert len(handler.closed) == 2
+    assert eventually(lambda: len(handler.closed) == count)  # closed with the Kube
+
+
+def test_an_answer_not_read_to_its_end_closes_its_connection(no_proxy_environment) -> None:
+    """The next request on it would find the rest of the answer."""
+    handler = connections()
+    with serving(handler) as server, direct(server.server_address[1]) as kube:
+        lines = kube.stream("/lines", {}, window=5)
+        next(lines)  # the first line of the answer, then no more
+        lines.close()
+        assert eventually(lambda: handler.closed == handler.peers[:1])
+        kube.request("GET", "/x")
+        kube.request("GET", "/x")
+    assert handler.peers[1] != handler.peers[0]
+    assert handler.peers[2] == handler.peers[1]  # read to its end: kept
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_used_for_a_write(
+    no_proxy_environment,
+) -> None:
+    """A write is never sent twice: it must not go out on a connection the server has closed.
+    The server closes each connection after one answer without saying so."""
+    handler = connections()
+
+    def reply(self: Connections, status: int, body: bytes, content_type: str = "") -> None:
+        QuietHandler.reply(self, status, body)
+        self.close_connection = True
+
+    handler.reply = reply  # type: ignore[method-assign]
+    with serving(handler) as server, direct(server.server_address[1]) as kube:
+        kube.request("GET", "/x")
+        assert eventually(lambda: len(handler.closed) == 1)
+        assert kube.allowed({"verb": "get"})
+        kube.request("GET", "/x")
+    assert len(set(handler.peers)) == 3
+
+
+def test_a_path_is_percent_encoded_as_urllib3_encoded_it(server, no_proxy_environment) -> None:
+    """http.client would refuse a space in a namespace given on the command line."""
+    settings = Settings(server.url)
+    with Kube(Connection(settings, "x", "default", settings.host), 5) as kube:
+        kube.request("GET", "/api/v1/namespaces/a b/pods/ü", {"labelSelector": "a/b in (c)"})
+    assert server.targets() == [
+        "/api/v1/namespaces/a%20b/pods/%C3%BC?labelSelector=a%2Fb+in+%28c%29"
+    ]
 
 
 # -- in-cluster ---------------------------------------------------------------------------------
@@ -317,10 +488,11 @@ def test_an_unusable_service_account(tmp_path: Path, name: str, content, said: s
 # -- what a run imports -------------------------------------------------------------------------
 
 
-def test_a_describe_against_a_server_never_imports_the_kubernetes_client(
+def test_a_describe_without_a_proxy_imports_neither_the_kubernetes_client_nor_urllib3(
     tmp_path: Path, server
 ) -> None:
-    """The client's import alone cost a fifth of a second and 28 MB per run."""
+    """The client's import alone cost a fifth of a second and 28 MB per run; urllib3's 50-65 ms,
+    which a connection no proxy applies to does not need."""
     server.answers["/apis/cluster.x-k8s.io"] = GROUP
     config = tmp_path / "config"
     config.write_text(yaml.safe_dump(_kubeconfig({"server": server.url})))
@@ -329,9 +501,11 @@ def test_a_describe_against_a_server_never_imports_the_kubernetes_client(
         "from kubectl_machinepool.cli import main\n"
         f"try:\n    main(['describe', '--kubeconfig', {str(config)!r}, '-n', 'ns', 'pool'])\n"
         "except SystemExit:\n    pass\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes')))\n"
+        "roots = ('kubernetes', 'urllib3')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in roots)))\n"
     )
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    # No proxy variable is passed on: the connection is direct.
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", probe],

@@ -86,6 +86,29 @@ def test_request_timeout_applies(
     ]
 
 
+@pytest.mark.parametrize(
+    ("proxy", "said"),
+    [
+        ("closed_port", "cannot reach the API server of context 'x' (http://api.invalid): "),
+        ("silent_server", "the API server of context 'x' (http://api.invalid) did not answer"),
+    ],
+)
+def test_a_failing_proxy_is_reported_as_a_failing_server_is(
+    proxy: str, said: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through a proxy the errors are urllib3's, made the standard library's of their kind."""
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    port = request.getfixturevalue(proxy)
+    settings = Settings("http://api.invalid", proxy_url=f"http://127.0.0.1:{port}")
+    with (
+        pytest.raises(UnreachableError) as err,
+        Kube(Connection(settings, "x", "default", settings.host), 0.3) as kube,
+    ):
+        kube.request("GET", "/api/v1/nodes")
+    assert err.value.message.startswith(said)
+
+
 @pytest.fixture
 def login_page() -> Iterator[int]:
     """An HTTP server that answers everything with 200 and a login page, like a misrouted proxy."""
