@@ -184,7 +184,7 @@ class _Reads:
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
-    pools = kube.list(kube.capi_resource("MachinePool"), namespace, selection.selector)
+    pools = kube.machine_pools(namespace, selection.selector)
     return [p for p in pools if selected(p, selection)]
 
 
@@ -444,7 +444,7 @@ def read_description(
     After the MachinePools, every LIST runs side by side, the workload clusters' Nodes included;
     meanwhile is called once they all have started (the caller's own work, e.g. imports).
     """
-    every_pool = kube.list(kube.capi_resource("MachinePool"), namespace)
+    every_pool = kube.machine_pools(namespace)
     pools = [p for p in every_pool if selected(p, selection)]
     reads = _Reads(kube)
     clusters = {

@@ -7,6 +7,7 @@ failure into a MachinePoolError. What to read is fetch.py's business; both retur
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import time
@@ -414,6 +415,23 @@ class Kube:
             f"{self.where} serves {CAPI_GROUP} only in {', '.join(map(str, served))}",
             hint="supported: Cluster API v1beta1 (up to 1.10) and v1beta2 (1.11 and later)",
         )
+
+    def machine_pools(
+        self, namespace: str | None, selector: str | None = None
+    ) -> builtins.list[RawObject]:
+        """Every MachinePool in scope: a run's first read. On a server that serves v1beta2 (CAPI
+        1.11 and later) the LIST shows it, so the discovery round trip is made only when that
+        LIST finds no such resource (a v1beta1-only server, or no Cluster API at all)."""
+        if self._capi_version is None:
+            newest = Resource(CAPI_GROUP, "v1beta2", "MachinePool", CAPI_PLURALS["MachinePool"])
+            try:
+                found = self.list(newest, namespace, selector)
+            except NotFoundError:
+                pass
+            else:
+                self._capi_version = "v1beta2"
+                return found
+        return self.list(self.capi_resource("MachinePool"), namespace, selector)
 
     def capi_resource(self, kind: str) -> Resource:
         """One of Cluster API's own kinds, in the version discovery found. Their plurals are

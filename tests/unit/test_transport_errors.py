@@ -130,7 +130,8 @@ def test_a_server_that_is_not_kubernetes(
     assert result.code == 1
     assert result.err.splitlines() == [
         f"error: the server of context 'mgmt' (http://127.0.0.1:{login_page}) did not answer "
-        "/apis/cluster.x-k8s.io like a Kubernetes API server",
+        "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinepools like a Kubernetes API "
+        "server",
         "hint: check the server address and any proxy in between",
     ]
 
