@@ -1,10 +1,11 @@
 """Per-instance objects made smaller as each LIST page arrives, so memory follows what is shown.
 
-Thousands of Machines, infra machines and Nodes are what a large pool's memory is made of. Two
-things shrink them without changing what any reader sees: fields no view or rule reads are
-forgotten, and equal small parts (a condition, a label set, an owner reference, a taint) are
-kept once and shared. json.loads makes a new dict and new strings for every one of them; in a
-healthy pool most are equal. Nothing reads raw objects to change them, so sharing is safe.
+Thousands of Machines and infra machines are what a large pool's memory is made of (Nodes are
+kept only as the states made of them, fetch.workload_nodes). Two things shrink them without
+changing what any reader sees: fields no view or rule reads are forgotten, and equal small
+parts (a condition, a label set, an owner reference, a taint) are kept once and shared.
+json.loads makes a new dict and new strings for every one of them; in a healthy pool most are
+equal. Nothing reads raw objects to change them, so sharing is safe.
 """
 
 from __future__ import annotations
@@ -16,16 +17,6 @@ from kubectl_machinepool.snapshot import RawObject
 # The pools keep their managedFields (rules date replica and template writes by them); a
 # Node's kubelet version is in its own nodeInfo, which stays.
 INSTANCE_UNUSED = (("metadata", "managedFields"), ("status", "nodeInfo"), ("status", "addresses"))
-NODE_UNUSED = (
-    ("metadata", "managedFields"),
-    ("status", "images"),
-    ("status", "volumesInUse"),
-    ("status", "volumesAttached"),
-    ("status", "capacity"),
-    ("status", "allocatable"),
-    ("status", "daemonEndpoints"),
-    ("status", "config"),
-)
 
 
 class Compactor:

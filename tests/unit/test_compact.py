@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
-from kubectl_machinepool.compact import INSTANCE_UNUSED, NODE_UNUSED, Compactor
+from kubectl_machinepool.compact import INSTANCE_UNUSED, Compactor
 
 
 def _machine(name: str, ready: object = "True") -> dict:
@@ -55,15 +55,15 @@ def test_values_equal_across_types_are_not_merged() -> None:
 
 
 def test_nested_and_odd_shapes_are_left_alone() -> None:
-    compact = Compactor(NODE_UNUSED)
+    compact = Compactor(INSTANCE_UNUSED)
     node = {
         "kind": "Node",
         "metadata": {"labels": {"a": {"nested": "x"}}, "ownerReferences": "not a list"},
         "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}, "junk"]},
-        "status": {"images": [{"names": ["x"]}], "conditions": None, "v1beta2": []},
+        "status": {"addresses": [{"type": "x"}], "conditions": None, "v1beta2": []},
     }
     before = json.dumps(node)
     compact(node)
-    assert "images" not in node["status"]
-    node["status"]["images"] = [{"names": ["x"]}]
+    assert "addresses" not in node["status"]
+    node["status"]["addresses"] = [{"type": "x"}]
     assert json.loads(before) == node
