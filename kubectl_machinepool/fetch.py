@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import contextlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -104,14 +104,12 @@ class _Reads:
         consequence: str,
         *,
         version: str | None = None,
-        selector: str | None = None,
-        shape: Compactor | None = None,
     ) -> _Outcome:
         try:
             resource = self.kube.resource(group, kind, version)
         except MachinePoolError as err:
             return _Outcome(group, kind, consequence, [], err)
-        return self.listed(resource, namespace, consequence, selector=selector, shape=shape)
+        return self.listed(resource, namespace, consequence)
 
     def listed(
         self,
@@ -120,7 +118,7 @@ class _Reads:
         consequence: str,
         *,
         selector: str | None = None,
-        shape: Compactor | None = None,
+        shape: _Made | None = None,
         metadata_only: bool = False,
     ) -> _Outcome:
         group, kind = resource.group, resource.kind
@@ -231,14 +229,48 @@ def _has_machines(group: str, kind: str) -> bool:
     return bool(provider and provider.machine_kind and provider.machine_kind != kind)
 
 
+class _Made:
+    """Kube.list's shape for per-instance kinds: each object compacted, then its state made
+    (and kept in `into`) while the rest of the answer is still on its way."""
+
+    def __init__(
+        self,
+        compact: Compactor,
+        make: Callable[[], Callable[[RawObject], object]],
+        into: dict[tuple[Callable[[RawObject], Any], int], tuple[RawObject, Any]],
+    ) -> None:
+        self._compact, self._make, self._into = compact, make, into
+        self.managed_fields = compact.managed_fields
+
+    def __call__(self, obj: RawObject) -> None:
+        self._compact(obj)
+        make = self._make()
+        self._into[(make, id(obj))] = (obj, make(obj))
+
+
+# The states module is imported while the reads run (reading._AFTER_THE_READS), not before the
+# first request: by the time a LIST's first object arrives it is there.
+def _machine_state() -> Callable[[RawObject], object]:
+    from kubectl_machinepool.states import machine_state
+
+    return machine_state
+
+
+def _object_state() -> Callable[[RawObject], object]:
+    from kubectl_machinepool.states import object_state
+
+    return object_state
+
+
 class _Instances:
     """MachinePool Machines and infra machines, where an infra pool says it has them.
 
     Only the infra pools' status says which kinds that is; waiting for it before the largest
-    LISTs start would put two server round trips in a row. So when a pool's infra kind is one
-    the provider registry knows to have MachinePool Machines, the Machines are read alongside
-    the infra pools, and that machine kind right after its infra pools in the same thread; both
-    are kept only if the infra pools as read confirm them.
+    LISTs start would put server round trips in a row. So when a pool's infra kind is one the
+    provider registry knows to have MachinePool Machines, the Machines and that machine kind
+    are read alongside the infra pools, each in its own thread; they are kept only if the
+    infra pools as read confirm them (and the machine kind is read again in the version the
+    infra pools are served in, should that differ).
     """
 
     def __init__(
@@ -246,15 +278,21 @@ class _Instances:
     ) -> None:
         self.reads, self.namespace = reads, namespace
         self.compact = Compactor(INSTANCE_UNUSED)
-        self.expected: dict[tuple[str, str, str], _Outcome] = {}
+        self.made: dict[tuple[Callable[[RawObject], Any], int], tuple[RawObject, Any]] = {}
         self.machines: Pending[_Outcome] | None = None
         if any(_has_machines(*ref) for ref in infra_refs):
             self.machines = reads.spawn(self._machines)
         consequence = "infra pools are not shown"
         self.infra = [
-            reads.spawn(partial(self._infra, group, kind, consequence, version))
+            reads.spawn(partial(reads.now, group, kind, namespace, consequence, version=version))
             for (group, kind), version in sorted(infra_refs.items())
         ]
+        self.expected: dict[tuple[str, str], Pending[_Outcome]] = {}
+        for (group, kind), version in sorted(infra_refs.items()):
+            provider = infra_pool(group, kind)
+            if provider and provider.machine_kind and _has_machines(group, kind):
+                key = (group, provider.machine_kind)
+                self.expected[key] = reads.spawn(partial(self._infra_machines, *key, version))
 
     def _machines(self) -> _Outcome:
         return self.reads.listed(
@@ -262,29 +300,24 @@ class _Instances:
             self.namespace,
             _MACHINES_WHY,
             selector=POOL_NAME_LABEL,
-            shape=self.compact,
+            shape=_Made(self.compact, _machine_state, self.made),
         )
 
-    def _infra_machines(self, group: str, version: str, kind: str) -> _Outcome:
+    def _infra_machines(self, group: str, kind: str, version: str | None) -> _Outcome:
+        try:
+            resource = self.reads.kube.resource(group, kind, version)
+        except MachinePoolError as err:
+            return _Outcome(group, kind, _MACHINES_WHY, [], err)
         # Core lists the machine kind in the infra pool's own API version.
-        return self.reads.now(
-            group,
-            kind,
+        if version and resource.version != version:
+            resource = replace(resource, version=version)
+        return self.reads.listed(
+            resource,
             self.namespace,
             _MACHINES_WHY,
-            version=version,
             selector=POOL_NAME_LABEL,
-            shape=self.compact,
+            shape=_Made(self.compact, _object_state, self.made),
         )
-
-    def _infra(self, group: str, kind: str, consequence: str, version: str | None) -> _Outcome:
-        outcome = self.reads.now(group, kind, self.namespace, consequence, version=version)
-        provider = infra_pool(group, kind)
-        if outcome.objects and provider and provider.machine_kind and _has_machines(group, kind):
-            served = str(outcome.objects[0].get("apiVersion", "")).rpartition("/")[2]
-            key = (group, served, provider.machine_kind)
-            self.expected[key] = self._infra_machines(*key)
-        return outcome
 
     def take_infra(self) -> list[RawObject]:
         return self.reads.take(self.infra)
@@ -296,9 +329,18 @@ class _Instances:
             return []
         machines = self.machines.result() if self.machines else self._machines()
         found = self.reads.record(machines)
-        for key in sorted(kinds):
-            found += self.reads.record(self.expected.get(key) or self._infra_machines(*key))
+        for group, version, kind in sorted(kinds):
+            expected = self.expected.get((group, kind))
+            outcome = expected.result() if expected else None
+            if outcome is None or not _listed_in(outcome, f"{group}/{version}"):
+                outcome = self._infra_machines(group, kind, version)
+            found += self.reads.record(outcome)
         return found
+
+
+def _listed_in(outcome: _Outcome, api_version: str) -> bool:
+    """Whether a LIST read its kind in this version (an empty or failed one reads alike)."""
+    return not outcome.objects or outcome.objects[0].get("apiVersion") == api_version
 
 
 def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> object:
@@ -506,6 +548,7 @@ def read_description(
             secrets_scope = namespace or ""
     nodes = [workloads[key].result() for key in sorted(clusters)]
     reads.settle()
+    kept = {id(obj) for obj in objects}  # not what a LIST read in vain (ids are unique here)
     return Snapshot.of(
         objects,
         reads.notes,
@@ -513,4 +556,5 @@ def read_description(
         reads.unread,
         secrets_scope,
         unread_notes=reads.unread_notes,
+        made={key: made for key, made in instances.made.items() if key[1] in kept},
     )

@@ -210,15 +210,15 @@ def pool_instances(
             in_namespace = dig(raw, "metadata", "namespace") == pool.namespace
             if not in_namespace or not _owned_by(raw, pool, value):
                 continue
-            machine = machine_state(raw)
+            machine = snapshot.made_of(raw, machine_state)
             infra_raw = infra_machines.pop(machine.infra_name or "", None)
-            infra_state = object_state(infra_raw) if infra_raw else None
+            infra_state = snapshot.made_of(infra_raw, object_state) if infra_raw else None
             pid = machine.provider_id or text(dig(infra_raw, "spec", "providerID"))
             matched = by_name.get(machine.node_name or "") or by_pid.get(pid or "")
             add(pid, machine, infra_state, matched)
         for raw in infra_machines.values():
             pid = text(dig(raw, "spec", "providerID"))
-            add(pid, None, object_state(raw), by_pid.get(pid or ""))
+            add(pid, None, snapshot.made_of(raw, object_state), by_pid.get(pid or ""))
         covered = {i.provider_id for i in found if i.provider_id}
     for pid in pool.provider_ids:
         if pid not in covered:

@@ -6,15 +6,19 @@ Everything after a Snapshot is pure: the same Snapshot built from a live cluster
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from kubectl_machinepool.states import NodeState
 
 RawObject = dict[str, Any]
+T = TypeVar("T")
+# What a function made of an object as its LIST streamed in, by (function, id of the object);
+# the object is kept beside it, so its id cannot be reused by another while this is held.
+Made = Mapping[tuple[Callable[[RawObject], Any], int], tuple[RawObject, Any]]
 
 CAPI_GROUP = "cluster.x-k8s.io"
 
@@ -63,6 +67,9 @@ class Snapshot:
     # A dump: only kinds it holds at least one object of count as read, since a kind left
     # out of `kubectl get` proves nothing about the cluster.
     offline: bool = False
+    # Per-instance states made while their LISTs streamed in (fetch.py), not after the last
+    # one: 1000 Machines and infra machines took 20 ms. Dumps have none.
+    made: Made = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -74,6 +81,7 @@ class Snapshot:
         secrets_scope: str | None = None,
         *,
         unread_notes: Iterable[tuple[str, str, str]] = (),
+        made: Made | None = None,
     ) -> Snapshot:
         return cls(
             tuple(objects),
@@ -82,7 +90,16 @@ class Snapshot:
             tuple(unread),
             tuple(unread_notes),
             secrets_scope,
+            made=made or {},
         )
+
+    def made_of(self, obj: RawObject, make: Callable[[RawObject], T]) -> T:
+        """make(obj), or what it made of this very object as it was read."""
+        found = self.made.get((make, id(obj)))
+        if found is not None and found[0] is obj:
+            made: T = found[1]
+            return made
+        return make(obj)
 
     @cached_property
     def _kinds(self) -> frozenset[tuple[str, str]]:

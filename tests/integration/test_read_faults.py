@@ -91,6 +91,29 @@ def test_the_lists_after_the_pools_go_out_side_by_side(v1beta2, seeded, tmp_path
     assert "MachinePool " + seeded + "/vmss-workers" in out
 
 
+def test_the_machine_kind_goes_out_while_its_infra_pools_are_held(v1beta2, seeded, tmp_path):
+    """The infra machine LIST does not wait for the infra pool LIST (nor for its answer's
+    version): while the AzureMachinePool LIST is held, the AzureMachinePoolMachine one goes."""
+    group = f"/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/{seeded}"
+    infra, machines = f"{group}/azuremachinepools", f"{group}/azuremachinepoolmachines"
+    with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
+        kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
+        proxy.arm(Injection(Fault.STALL, match=lambda s: s.path == infra))
+        held = proxy.arrival(lambda s: s.path == infra)
+        sent = proxy.arrival(lambda s: s.path == machines)
+        args = ["describe", "vmss-workers", "-n", seeded, "--kubeconfig", str(kubeconfig)]
+        plugin = start_plugin([*args, "--request-timeout", "60s"], tmp_path)
+        try:
+            assert held.wait(30), "the infra pool LIST never came"
+            assert sent.wait(30), [str(s) for s in proxy.log]
+            proxy.arm()
+            out, err = plugin.communicate(timeout=60)
+        finally:
+            plugin.kill()
+    assert plugin.returncode == 0, err
+    assert "AzureMachinePoolMachine" in out
+
+
 def test_describe_asks_each_thing_once_and_nothing_per_object(v1beta2, seeded, capsys, tmp_path):
     """Pages of one object each, so a pool's every instance is a page: still one LIST per kind
     (its pages), discovery and each CRD once, no GET of a single Machine, infra machine or Node."""
