@@ -266,37 +266,36 @@ class _Instances:
     """MachinePool Machines and infra machines, where an infra pool says it has them.
 
     Only the infra pools' status says which kinds that is; waiting for it before the largest
-    LISTs start would put server round trips in a row. So when a pool's infra kind is one the
-    provider registry knows to have MachinePool Machines, the Machines and that machine kind
-    are read alongside the infra pools, each in its own thread; they are kept only if the
-    infra pools as read confirm them (and the machine kind is read again in the version the
-    infra pools are served in, should that differ).
+    LISTs start would put server round trips in a row. So the Machines are read from the start,
+    beside the MachinePools (in the version machine_pools() tries first), and when a pool's
+    infra kind is one the provider registry knows to have MachinePool Machines, that machine
+    kind is read beside its infra pools. Each is kept only if the infra pools as read confirm
+    it, and read again in the version the server turned out to serve, should that differ.
     """
 
-    def __init__(
-        self, reads: _Reads, namespace: str | None, infra_refs: dict[tuple[str, str], str | None]
-    ) -> None:
+    def __init__(self, reads: _Reads, namespace: str | None) -> None:
         self.reads, self.namespace = reads, namespace
         self.compact = Compactor(INSTANCE_UNUSED)
         self.made: dict[tuple[Callable[[RawObject], Any], int], tuple[RawObject, Any]] = {}
-        self.machines: Pending[_Outcome] | None = None
-        if any(_has_machines(*ref) for ref in infra_refs):
-            self.machines = reads.spawn(self._machines)
-        consequence = "infra pools are not shown"
-        self.infra = [
-            reads.spawn(partial(reads.now, group, kind, namespace, consequence, version=version))
-            for (group, kind), version in sorted(infra_refs.items())
-        ]
+        self.guess = reads.kube.likely_capi_resource("Machine")
+        self.machines = reads.spawn(partial(self._machines, self.guess))
+        self.infra: list[Pending[_Outcome]] = []
         self.expected: dict[tuple[str, str], Pending[_Outcome]] = {}
+
+    def start(self, infra_refs: dict[tuple[str, str], str | None]) -> None:
+        """The pools' infra pools, and the machine kinds the registry expects of them."""
+        consequence = "infra pools are not shown"
         for (group, kind), version in sorted(infra_refs.items()):
+            read = partial(self.reads.now, group, kind, self.namespace, consequence)
+            self.infra.append(self.reads.spawn(partial(read, version=version)))
             provider = infra_pool(group, kind)
             if provider and provider.machine_kind and _has_machines(group, kind):
                 key = (group, provider.machine_kind)
-                self.expected[key] = reads.spawn(partial(self._infra_machines, *key, version))
+                self.expected[key] = self.reads.spawn(partial(self._infra_machines, *key, version))
 
-    def _machines(self) -> _Outcome:
+    def _machines(self, resource: Resource) -> _Outcome:
         return self.reads.listed(
-            self.reads.kube.capi_resource("Machine"),
+            resource,
             self.namespace,
             _MACHINES_WHY,
             selector=POOL_NAME_LABEL,
@@ -327,7 +326,10 @@ class _Instances:
         kinds = _machine_kinds(infra)
         if not kinds:
             return []
-        machines = self.machines.result() if self.machines else self._machines()
+        machines = self.machines.result()
+        served = self.reads.kube.capi_resource("Machine")
+        if served != self.guess:  # a v1beta1-only server: that LIST found no such resource
+            machines = self._machines(served)
         found = self.reads.record(machines)
         for group, version, kind in sorted(kinds):
             expected = self.expected.get((group, kind))
@@ -483,12 +485,18 @@ def read_description(
     diagnosis adds what only rules need: the core controller Deployment (its version), control
     planes, Secret names in scope and the workload's bootstrap token Secret names. Every pool in
     scope is kept, selected or not, so a Node naming a pool that is not there is really orphaned.
-    After the MachinePools, every LIST runs side by side, the workload clusters' Nodes included;
-    meanwhile is called once they all have started (the caller's own work, e.g. imports).
+    The Machines (the largest LIST) are read beside the MachinePools; after these, every LIST
+    runs side by side, the workload clusters' Nodes included; meanwhile is called once they all
+    have started (the caller's own work, e.g. imports).
     """
-    every_pool = kube.machine_pools(namespace)
-    pools = [p for p in every_pool if selected(p, selection)]
     reads = _Reads(kube)
+    instances = _Instances(reads, namespace)
+    try:
+        every_pool = kube.machine_pools(namespace)
+    except MachinePoolError:
+        reads.settle()  # the Machine LIST started beside it must not outlive the connection
+        raise
+    pools = [p for p in every_pool if selected(p, selection)]
     clusters = {
         (p["metadata"].get("namespace", ""), (p.get("spec") or {}).get("clusterName", ""))
         for p in pools
@@ -511,7 +519,7 @@ def read_description(
             partial(reads.listed, kube.capi_resource("Cluster"), namespace, why)
         )
     infra_refs = _template_refs(pools, "infrastructureRef")
-    instances = _Instances(reads, namespace, infra_refs)
+    instances.start(infra_refs)
     bootstrap = reads.kinds(
         _template_refs(pools, "bootstrap"), namespace, "bootstrap configs are not shown"
     )

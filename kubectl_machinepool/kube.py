@@ -423,15 +423,19 @@ class Kube:
         1.11 and later) the LIST shows it, so the discovery round trip is made only when that
         LIST finds no such resource (a v1beta1-only server, or no Cluster API at all)."""
         if self._capi_version is None:
-            newest = Resource(CAPI_GROUP, "v1beta2", "MachinePool", CAPI_PLURALS["MachinePool"])
             try:
-                found = self.list(newest, namespace, selector)
+                found = self.list(self.likely_capi_resource("MachinePool"), namespace, selector)
             except NotFoundError:
                 pass
             else:
                 self._capi_version = "v1beta2"
                 return found
         return self.list(self.capi_resource("MachinePool"), namespace, selector)
+
+    def likely_capi_resource(self, kind: str) -> Resource:
+        """One of Cluster API's own kinds before any read found the version: the newest, the
+        one machine_pools() tries first (or the version found, once it is known)."""
+        return Resource(CAPI_GROUP, self._capi_version or "v1beta2", kind, CAPI_PLURALS[kind])
 
     def capi_resource(self, kind: str) -> Resource:
         """One of Cluster API's own kinds, in the version discovery found. Their plurals are

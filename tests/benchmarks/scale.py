@@ -8,11 +8,12 @@ Per size N and pool shape (`machines`: a CAPZ AzureMachinePool with N MachinePoo
 AzureMachinePoolMachines and Nodes; `nodes`: a CAPA AWSManagedMachinePool, providerIDList and N
 Nodes), a fresh etcd with a management and a workload API server (the `<cluster>-kubeconfig`
 Secret points at the latter) is loaded with that pool, a few other teams' pools and Clusters and
-~2% NotReady Nodes; from one N to the next the pool grows in place. After a warm-up of cheap commands, in alternating rounds so that a load spike
-hits every command alike: the plugin's describe (tree, -o json), list, diagnose and
-diff-metadata; `clusterctl describe cluster`; the floor (tests/benchmarks/floor.py: the LISTs
-describe issues, in parallel; its three server-side modes are tried once each first and the
-fastest runs in the rounds); in the first --reference-runs rounds `kubectl get -o json` of the
+~2% NotReady Nodes; from one N to the next the pool grows in place. After a warm-up of cheap
+commands, in rounds that each take the commands in another order (seeded), so that a load
+spike, or the servers' garbage collection after a large read, hits every command alike: the plugin's describe
+(tree, -o json), list, diagnose and diff-metadata; `clusterctl describe cluster`; the floor
+(tests/benchmarks/floor.py: the LISTs describe issues, in parallel; its three server-side modes
+are tried once each first and the fastest runs in the rounds); in the first --reference-runs rounds `kubectl get -o json` of the
 same collections (management, and Nodes on the workload server). Once per N, after the rounds:
 `clusterctl describe cluster --grouping=false` (the only clusterctl view listing every Machine,
 2N+18 requests) and describe -o yaml. Every command runs under --timeout and must exit 0 with
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -175,10 +177,15 @@ def measure(pair: Pair, shape: FleetShape, plugins: Path, args: argparse.Namespa
                 measured(command)
         best = min(floors, key=lambda c: statistics.median(o.seconds for o in took[c.label]))
         rounds = [c for c in rows if c.phase in ("round", "reference")] + [best]
+        # Each round in its own order (seeded: the same every run): a command slowed by the one
+        # before it (the servers' garbage collection after a large read) follows a different
+        # one each round, rather than always the same.
+        order = random.Random(0)
         for index in range(args.runs):
-            for command in rounds:
-                if command.phase != "reference" or index < args.reference_runs:
-                    measured(command)
+            taking = [c for c in rounds if c.phase != "reference" or index < args.reference_runs]
+            order.shuffle(taking)
+            for command in taking:
+                measured(command)
         for command in (c for c in rows if c.phase == "once"):
             measured(command)
         return Measured(took)

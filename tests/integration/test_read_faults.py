@@ -91,20 +91,31 @@ def test_the_lists_after_the_pools_go_out_side_by_side(v1beta2, seeded, tmp_path
     assert "MachinePool " + seeded + "/vmss-workers" in out
 
 
-def test_the_machine_kind_goes_out_while_its_infra_pools_are_held(v1beta2, seeded, tmp_path):
-    """The infra machine LIST does not wait for the infra pool LIST (nor for its answer's
-    version): while the AzureMachinePool LIST is held, the AzureMachinePoolMachine one goes."""
-    group = f"/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/{seeded}"
-    infra, machines = f"{group}/azuremachinepools", f"{group}/azuremachinepoolmachines"
+CORE = "/apis/cluster.x-k8s.io/v1beta2/namespaces/{ns}"
+AZURE = "/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/{ns}"
+
+
+@pytest.mark.parametrize(
+    ("held", "going"),
+    [
+        # The largest LIST does not wait for the smallest.
+        (f"{CORE}/machinepools", f"{CORE}/machines"),
+        # Nor the machine kind for its infra pools (nor for the version they are served in).
+        (f"{AZURE}/azuremachinepools", f"{AZURE}/azuremachinepoolmachines"),
+    ],
+    ids=["machines-beside-machinepools", "machine-kind-beside-infra-pools"],
+)
+def test_a_list_goes_out_while_another_is_held(v1beta2, seeded, tmp_path, held, going) -> None:
+    held, going = held.format(ns=seeded), going.format(ns=seeded)
     with fault_proxy(v1beta2.server, v1beta2.server.admin, tmp_path) as proxy:
         kubeconfig = proxy.write_kubeconfig(tmp_path / "kc", v1beta2.server.admin)
-        proxy.arm(Injection(Fault.STALL, match=lambda s: s.path == infra))
-        held = proxy.arrival(lambda s: s.path == infra)
-        sent = proxy.arrival(lambda s: s.path == machines)
+        proxy.arm(Injection(Fault.STALL, match=lambda s: s.path == held))
+        holding = proxy.arrival(lambda s: s.path == held)
+        sent = proxy.arrival(lambda s: s.path == going)
         args = ["describe", "vmss-workers", "-n", seeded, "--kubeconfig", str(kubeconfig)]
         plugin = start_plugin([*args, "--request-timeout", "60s"], tmp_path)
         try:
-            assert held.wait(30), "the infra pool LIST never came"
+            assert holding.wait(30), f"{held} never came"
             assert sent.wait(30), [str(s) for s in proxy.log]
             proxy.arm()
             out, err = plugin.communicate(timeout=60)
