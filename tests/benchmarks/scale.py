@@ -1,6 +1,6 @@
 """Fleet-scale speed beside clusterctl, kubectl and a raw-LIST floor. Prints figures, asserts none.
 
-    .venv/bin/python tests/benchmarks/scale.py [--sizes 100,1000,5000] [--runs 5] [--bin DIR]
+    .venv/bin/python tests/benchmarks/scale.py [--sizes 100,1000,5000] [--runs 7] [--bin DIR]
         [--shapes machines,nodes] [--timeout 120] [--reference-runs 2] [--verbose]
     .venv/bin/python tests/benchmarks/scale.py serve --n 1000 --shape machines
 
@@ -251,7 +251,7 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=("run", "serve"), default="run")
     parser.add_argument("--sizes", default="100,1000,5000")
     parser.add_argument("--shapes", default="machines,nodes")
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument(
         "--reference-runs", type=int, default=2, help="rounds kubectl get takes part in"
     )

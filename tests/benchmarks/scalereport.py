@@ -86,7 +86,7 @@ def print_header(plugins: Path, args: argparse.Namespace, capi: str) -> None:
         f"clusterctl {capi} ({_version([str(binaries_dir() / f'clusterctl-{capi}'), 'version', '-o', 'short'])})"
     )
     print(
-        f"{args.runs} alternating rounds after a warm-up: median (min-max); kubectl get in the "
+        f"{args.runs} rounds after a warm-up, each in its own (seeded) order: median (min-max); kubectl get in the "
         f"first {min(args.reference_runs, args.runs)}; the floor's three server-side modes tried "
         f"once each, the fastest then in every round; --grouping=false and -o yaml once, after "
         f"the rounds; every command under a {args.timeout:.0f} s timeout"
