@@ -43,6 +43,10 @@ COMMANDS = {
         "kubectl_machinepool.commands.metadata:diff_metadata_command",
         "Show where each label and annotation of the pool template did or did not arrive.",
     ),
+    "rollout": (
+        "kubectl_machinepool.commands.rollout:rollout_group",
+        "Follow a MachinePool rollout until every instance runs what the pool asks for.",
+    ),
     "delete-machine": (
         "kubectl_machinepool.commands.delete:delete_machine_command",
         "Remove exactly one instance of a MachinePool, safely, or refuse and say why.",

@@ -143,6 +143,10 @@ class Provider:
     deletion: InstanceDeletion | None = None
     # A condition that is True while the managed service rolls the pool, even when ready.
     updating_condition: str | None = None
+    # A condition of the infra pool that is False while instances run an older model.
+    model_condition: str | None = None
+    # The infra machine's flag (a dotted path) that says it runs the pool's latest model.
+    latest_model_field: str | None = None
     # Fields that name the Kubernetes release the pool rolls to, besides the MachinePool's.
     version_fields: tuple[VersionField, ...] = ()
     # The object the provider keeps the cloud's side in, with version fields of its own.
@@ -191,6 +195,9 @@ PROVIDERS: tuple[Provider, ...] = (
         version_fields=(*_capz_images("spec.template.image"), *_capz_images("status.image")),
         image_fields=("status.image", "spec.template.image"),
         provisioning_state_field="status.provisioningState",
+        # CAPZ api/v1beta1/consts.go; azure/scope/machinepoolmachine.go sets the flag.
+        model_condition="ScaleSetModelUpdated",
+        latest_model_field="status.latestModelApplied",
     ),
     Provider(
         INFRA_GROUP,

@@ -44,3 +44,13 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
             pytest.fail(f"output differs from {path}:\n{diff}")
 
     return check
+
+
+@pytest.fixture
+def no_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kubeconfig, no in-cluster account, a scratch HOME and cache: a command run in the
+    test process reaches no cluster but the one its flags name."""
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -120,13 +120,16 @@ def _innermost(function: Callable[..., Any]) -> Callable[..., Any]:
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_takes_typed_values_not_a_bag_of_params(name: str) -> None:
-    command = cli.get_command(click.Context(cli), name)
-    assert command is not None
-    assert command.callback is not None
-    parameters = inspect.signature(_innermost(command.callback)).parameters.values()
-    assert next(p.name for p in parameters) == "env"
-    assert all(p.kind is not p.VAR_KEYWORD and p.kind is not p.VAR_POSITIONAL for p in parameters)
-    assert all(p.annotation is not p.empty for p in parameters)
+    found = cli.get_command(click.Context(cli), name)
+    assert found is not None
+    # A group (rollout) only holds its subcommands: each of them is a command like the others.
+    commands = list(found.commands.values()) if isinstance(found, click.Group) else [found]
+    for command in commands:
+        assert command.callback is not None
+        parameters = inspect.signature(_innermost(command.callback)).parameters.values()
+        assert next(p.name for p in parameters) == "env"
+        assert all(p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in parameters)
+        assert all(p.annotation is not p.empty for p in parameters)
 
 
 @pytest.mark.parametrize(

@@ -1,18 +1,11 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from support.run import run_cli
 
 from kubectl_machinepool import __version__
 
-
-@pytest.fixture(autouse=True)
-def no_kubeconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("no_cluster")
 
 
 def test_help_reads_as_a_kubectl_plugin(capsys: pytest.CaptureFixture[str]) -> None:

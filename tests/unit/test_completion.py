@@ -20,12 +20,7 @@ SCRIPTS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("no_cluster")
 
 
 def answer(capsys: pytest.CaptureFixture[str], *words: str) -> list[str]:

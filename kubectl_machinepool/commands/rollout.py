@@ -1,0 +1,182 @@
+"""`kubectl machinepool rollout status`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import click
+
+from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.errors import MachinePoolError, UsageError
+from kubectl_machinepool.options import (
+    AccessOptions,
+    OutputOptions,
+    PoolScope,
+    RuleOptions,
+    Source,
+    parse_duration,
+)
+
+
+class RolloutFailed(MachinePoolError):
+    """Stuck, or --timeout passed: kubectl rollout status's exit 1."""
+
+
+class KubectlBool(click.ParamType):  # type: ignore[type-arg]
+    """kubectl's booleans: -w, --watch=false, and pflag's -w=false."""
+
+    name = "boolean"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> bool:
+        if isinstance(value, bool):
+            return value
+        word = str(value).removeprefix("=").strip().lower()
+        if word in ("true", "t", "1"):
+            return True
+        if word not in ("false", "f", "0"):
+            self.fail(f"{value!r} is not true or false", param, ctx)
+        return False
+
+
+@click.group("rollout", context_settings=CONTEXT_SETTINGS)
+def rollout_group() -> None:
+    """Follow a MachinePool rollout until every instance runs what the pool asks for.
+
+    \b
+    Examples:
+      kubectl machinepool rollout status workers-0 -n capi-prod
+    """
+
+
+@rollout_group.command("status", context_settings=CONTEXT_SETTINGS)
+@flags.pools("Follow")
+@click.option(
+    "-w",
+    "--watch",
+    type=KubectlBool(),
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Wait until the rollout ends; -w=false reports once",
+)
+@click.option(
+    "--timeout",
+    default="0",
+    metavar="DURATION",
+    help="How long to wait before giving up (exit 1); 0 waits forever",
+)
+@click.option(
+    "--stuck-after",
+    default="10m",
+    show_default=True,
+    metavar="DURATION",
+    help="A rollout that has not moved for this long is stuck (exit 1)",
+)
+@flags.rules
+@flags.access
+@flags.source
+@flags.output(["text", "json"])
+@flags.pass_env
+def status_command(
+    env: Environment,
+    *,
+    pools: PoolScope,
+    watch: bool,
+    timeout: str,
+    stuck_after: str,
+    rules: RuleOptions,
+    access: AccessOptions,
+    source: Source,
+    output: OutputOptions,
+) -> None:
+    """Show where each pool's rollout stands, and wait until it is done.
+
+    \b
+    Per pool: the target (the Kubernetes version the provider rolls to, the infra pool's
+    version and image fields, the bootstrap config and its generation, the pool's generation
+    against observedGeneration), then every instance up to date, old or unknown, with the
+    evidence: its Node's kubelet version, the provider's per-instance model flag where it has
+    one (CAPZ latestModelApplied), the Machine's version when there is no Node. Upstream's
+    own counters and observedGeneration say nothing about this (cluster-api#10059).
+
+    \b
+    As kubectl rollout status: waits until every pool is rolled out (exit 0), or gives up
+    at --timeout (exit 1). A rollout in which nothing moved for --stuck-after (no instance
+    created, deleted or turned Ready, no template write) is stuck: exit 1, with the findings
+    that say why. -w=false reports once: exit 0, or 1 when stuck. Waiting reads again only
+    when a watch of the pools, Machines, infra objects or Nodes says something changed.
+
+    \b
+    Examples:
+      # wait for a version change to reach every instance
+      kubectl machinepool rollout status workers-0 -n capi-prod --timeout 30m
+      # every pool of a Cluster, once
+      kubectl machinepool rollout status --cluster prod -w=false
+      # a dump, as at the time it was taken
+      kubectl machinepool rollout status -f dump.yaml --now 2026-11-29T15:00:00Z
+    """
+    from kubectl_machinepool import rolloutstatus
+    from kubectl_machinepool.render import rollout as render
+    from kubectl_machinepool.render.structured import write_document
+
+    limit = parse_duration(timeout, "--timeout")
+    stuck_limit = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
+    watch = watch and not source.filenames  # a dump does not change: reported once
+    scoped = pools.names or pools.cluster or access.all_namespaces or access.selector
+    if not scoped and not source.filenames:
+        raise UsageError(
+            "name at least one MachinePool, or use --cluster, -l or -A",
+            hint="kubectl machinepool rollout status NAME -n NAMESPACE",
+        )
+    shown: dict[tuple[str, str], str] = {}
+
+    def show(report: rolloutstatus.Report) -> None:
+        if output.format == "json":
+            return  # one document, at the end
+        if not shown:
+            env.out(render.block(report))
+        for rollout in report.rollouts:
+            line = render.progress(rollout)
+            if shown.get((rollout.namespace, rollout.name)) != line:
+                shown[(rollout.namespace, rollout.name)] = line
+                env.out(line)
+
+    if watch:
+        end, report = rolloutstatus.follow(
+            access,
+            pools,
+            rules,
+            stuck_after=stuck_limit,
+            timeout=limit,
+            show=show,
+            warn=env.warn,
+            wall=env.now,
+        )
+    else:
+        now = source.now or env.now()
+        end, report = rolloutstatus.once(
+            access, source, pools, rules, stuck_after=stuck_limit, now=now, stdin=env.stdin
+        )
+        show(report)
+    if output.format == "json":
+        write_document(render.document(report, end.value), "json", env.write)
+    _fail(report, end)
+
+
+def _fail(report: Any, end: Any) -> None:
+    """kubectl rollout status's exit 1: nothing to follow, stuck, or the timeout passed."""
+    from kubectl_machinepool.render import rollout as render
+    from kubectl_machinepool.rolloutstatus import End
+
+    if not report.rollouts:
+        raise MachinePoolError("no MachinePool matched", hint="check the names, -n and --cluster")
+    if end is End.STUCK:
+        raise RolloutFailed("; ".join(render.stuck(r, report) for r in report.stuck))
+    if end is End.TIMED_OUT:
+        raise RolloutFailed(
+            "timed out waiting for the condition",
+            hint="raise --timeout, or see `kubectl machinepool diagnose` for what holds it",
+        )

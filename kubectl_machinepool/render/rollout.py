@@ -1,0 +1,140 @@
+"""rollout status as text (kubectl's lines, after a block per pool) and as a document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_machinepool.diagnostics import RULES
+from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.render.structured import SCHEMA_VERSION
+from kubectl_machinepool.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout
+from kubectl_machinepool.rolloutstatus import Report
+from kubectl_machinepool.safetext import escape
+from kubectl_machinepool.timeutil import format_time
+
+# Old and unknown instances are listed one by one up to this many per pool; the rest counted.
+LISTED_INSTANCES = 20
+
+
+def _pool(rollout: PoolRollout) -> str:
+    return f'MachinePool "{escape(rollout.namespace)}/{escape(rollout.name)}"'
+
+
+def _target(rollout: PoolRollout) -> str:
+    t = rollout.target
+    parts = [escape(t.version) if t.version else "no version"]
+    parts += [escape(f) for f in t.infra_fields]
+    if t.bootstrap:
+        parts.append(f"bootstrap {escape(t.bootstrap)}")
+    if t.generation is not None:
+        seen = "?" if t.observed_generation is None else str(t.observed_generation)
+        parts.append(f"generation {t.generation}, observed {seen}")
+    return "; ".join(parts)
+
+
+def _counts(rollout: PoolRollout) -> str:
+    wanted = rollout.desired if rollout.desired is not None else len(rollout.instances)
+    return (
+        f"{rollout.available} of {wanted} up to date and Ready; "
+        f"{rollout.count(UP_TO_DATE)} up to date, {rollout.count(OLD)} old, "
+        f"{rollout.count(UNKNOWN)} unknown"
+    )
+
+
+def block(report: Report) -> str:
+    """The whole picture, once: target, counts, each instance not up to date, what it waits for."""
+    lines = []
+    for rollout in report.rollouts:
+        lines.append(f"{_pool(rollout)} (Cluster {escape(rollout.cluster)})")
+        lines.append(f"  Target:       {_target(rollout)}")
+        lines.append(f"  Instances:    {_counts(rollout)}")
+        behind = [i for i in rollout.instances if i.state != UP_TO_DATE or i.deleting]
+        for instance in behind[:LISTED_INSTANCES]:
+            evidence = "; ".join(escape(e) for e in instance.evidence)
+            lines.append(f"    {instance.state:<10} {escape(instance.name)}  {evidence}")
+        if len(behind) > LISTED_INSTANCES:
+            lines.append(f"    ... and {len(behind) - LISTED_INSTANCES} more")
+        if rollout.waiting_for:
+            lines.append(f"  Waiting for:  {'; '.join(escape(w) for w in rollout.waiting_for)}")
+        if rollout.last_change is not None:
+            ago = human_duration(report.now - rollout.last_change)
+            lines.append(f"  Last change:  {format_time(rollout.last_change)} ({ago} ago)")
+    return "\n".join(lines)
+
+
+def progress(rollout: PoolRollout) -> str:
+    """kubectl rollout status's line for this pool now."""
+    if rollout.done:
+        return f"{_pool(rollout)} successfully rolled out"
+    first = escape(rollout.waiting_for[0])
+    return f"Waiting for {_pool(rollout)} rollout to finish: {_counts(rollout)}; {first}..."
+
+
+def stuck(rollout: PoolRollout, report: Report) -> str:
+    """The error for a pool whose rollout stopped moving, with the findings that say why."""
+    since = ""
+    if rollout.last_change is not None:
+        since = f" for {human_duration(report.now - rollout.last_change)}"
+    titles = {rule.code: rule.title for rule in RULES}
+    codes = [
+        f"{f.code} ({titles.get(f.code, f.rule)})"
+        for f in report.findings
+        if (f.namespace, f.pool) == (rollout.namespace, rollout.name)
+    ]
+    why = f"; findings: {', '.join(dict.fromkeys(codes))}" if codes else ""
+    waiting = "; ".join(escape(w) for w in rollout.waiting_for)
+    return f"{_pool(rollout)} rollout is stuck: nothing moved{since}; waiting for {waiting}{why}"
+
+
+def document(report: Report, end: str) -> dict[str, Any]:
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "kind": "RolloutStatus",
+        "now": format_time(report.now),
+        "end": end,
+        "pools": [_pool_doc(r, report) for r in report.rollouts],
+    }
+
+
+def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
+    t = rollout.target
+    return {
+        "namespace": rollout.namespace,
+        "name": rollout.name,
+        "cluster": rollout.cluster,
+        "done": rollout.done,
+        "stuck": rollout.stuck,
+        "target": {
+            "version": t.version,
+            "infraFields": list(t.infra_fields),
+            "bootstrap": t.bootstrap,
+            "generation": t.generation,
+            "observedGeneration": t.observed_generation,
+            "infraGeneration": t.infra_generation,
+            "infraObservedGeneration": t.infra_observed_generation,
+        },
+        "counts": {
+            "desired": rollout.desired,
+            "upToDateAndReady": rollout.available,
+            "upToDate": rollout.count(UP_TO_DATE),
+            "old": rollout.count(OLD),
+            "unknown": rollout.count(UNKNOWN),
+        },
+        "instances": [
+            {
+                "name": i.name,
+                "state": i.state,
+                "evidence": list(i.evidence),
+                "ready": i.ready,
+                "deleting": i.deleting,
+            }
+            for i in rollout.instances
+        ],
+        "waitingFor": list(rollout.waiting_for),
+        "lastChange": format_time(rollout.last_change) if rollout.last_change else None,
+        "findings": [
+            f.code
+            for f in report.findings
+            if (f.namespace, f.pool) == (rollout.namespace, rollout.name)
+        ],
+    }
