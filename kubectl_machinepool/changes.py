@@ -2,10 +2,11 @@
 
 A follower (rollout status) reads what it shows again only when a watch says something changed,
 instead of polling. Each watch's first event (the objects as of now) is not a change. A watch
-that fails for good (RBAC, its kind gone) raises the flag too, with the error kept, so the
-follower reads again and finds out why in its own read. Threads are daemons, not parallel.Pending
-ones: a watch holds its thread for the whole run, and Pending's slots are for reads. A watch
-connection lasts WINDOW, so a thread notices stop() within WINDOW plus the watch's slack.
+that gives up (a server restarting, RBAC, its kind gone) raises the flag too, so the follower
+reads again and finds out why in its own read, and starts over RESTART seconds later. Threads
+are daemons, not parallel.Pending ones: a watch holds its thread for the whole run, and
+Pending's slots are for reads. A watch connection lasts WINDOW, so a thread notices stop()
+within WINDOW plus the watch's slack.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.kubewatch import LISTED
 
 WINDOW = 60.0
+# After a watch gave up, it starts over this much later.
+RESTART = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,28 +38,29 @@ class Changes:
     def __init__(self) -> None:
         self._changed = threading.Event()
         self._stopped = threading.Event()
-        self.errors: list[MachinePoolError] = []
 
     def follow(self, watched: Watched) -> None:
         threading.Thread(target=self._run, args=(watched,), daemon=True).start()
 
     def _run(self, watched: Watched) -> None:
-        events = watched.kube.watch(
-            watched.resource, watched.namespace, selector=watched.selector, window=WINDOW
-        )
-        try:
-            with closing(events):
-                first = True
-                for kind, _ in events:
-                    if self._stopped.is_set():
-                        return
-                    if not (first and kind == LISTED):
-                        self._changed.set()
-                    first = False
-        except MachinePoolError as err:
-            if not self._stopped.is_set():
-                self.errors.append(err)
+        while not self._stopped.is_set():
+            events = watched.kube.watch(
+                watched.resource, watched.namespace, selector=watched.selector, window=WINDOW
+            )
+            try:
+                with closing(events):
+                    first = True
+                    for kind, _ in events:
+                        if self._stopped.is_set():
+                            return
+                        if not (first and kind == LISTED):
+                            self._changed.set()
+                        first = False
+            except MachinePoolError:
+                # The watch gave up (a server restarting, RBAC changed): the follower reads
+                # again and says what it finds; the watch starts over after a pause.
                 self._changed.set()
+                self._stopped.wait(RESTART)
 
     def wait(self, timeout: float | None) -> bool:
         """Until something changed (True) or timeout passed (False); the flag is then lowered."""
