@@ -137,7 +137,7 @@ def status_command(
         if output.format == "json":
             return  # one document, at the end
         if not shown:
-            env.out(render.block(report))
+            env.out(render.block(report, env.width))
         for rollout in report.rollouts:
             line = render.progress(rollout)
             if shown.get((rollout.namespace, rollout.name)) != line:

@@ -7,6 +7,7 @@ from typing import Any
 from kubectl_machinepool.diagnostics import RULES
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
+from kubectl_machinepool.render.wrap import line_width, wrap
 from kubectl_machinepool.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout
 from kubectl_machinepool.rolloutstatus import Report
 from kubectl_machinepool.safetext import escape
@@ -14,6 +15,9 @@ from kubectl_machinepool.timeutil import format_time
 
 # Old and unknown instances are listed one by one up to this many per pool; the rest counted.
 LISTED_INSTANCES = 20
+# Without a width (piped output) text wraps here.
+WIDTH = 100
+INDENT = " " * 16
 
 
 def _pool(rollout: PoolRollout) -> str:
@@ -41,13 +45,18 @@ def _counts(rollout: PoolRollout) -> str:
     )
 
 
-def block(report: Report) -> str:
+def block(report: Report, width: int | None = None) -> str:
     """The whole picture, once: target, counts, each instance not up to date, what it waits for."""
+    room = line_width(width, WIDTH)
     lines = []
+
+    def field(label: str, text: str) -> None:
+        lines.extend(wrap(text, room, f"  {label:<13} ", INDENT))
+
     for rollout in report.rollouts:
         lines.append(f"{_pool(rollout)} (Cluster {escape(rollout.cluster)})")
-        lines.append(f"  Target:       {_target(rollout)}")
-        lines.append(f"  Instances:    {_counts(rollout)}")
+        field("Target:", _target(rollout))
+        field("Instances:", _counts(rollout))
         behind = [i for i in rollout.instances if i.state != UP_TO_DATE or i.deleting]
         for instance in behind[:LISTED_INSTANCES]:
             evidence = "; ".join(escape(e) for e in instance.evidence)
@@ -55,10 +64,10 @@ def block(report: Report) -> str:
         if len(behind) > LISTED_INSTANCES:
             lines.append(f"    ... and {len(behind) - LISTED_INSTANCES} more")
         if rollout.waiting_for:
-            lines.append(f"  Waiting for:  {'; '.join(escape(w) for w in rollout.waiting_for)}")
+            field("Waiting for:", "; ".join(escape(w) for w in rollout.waiting_for))
         if rollout.last_change is not None:
             ago = human_duration(report.now - rollout.last_change)
-            lines.append(f"  Last change:  {format_time(rollout.last_change)} ({ago} ago)")
+            field("Last change:", f"{format_time(rollout.last_change)} ({ago} ago)")
     return "\n".join(lines)
 
 
@@ -66,8 +75,14 @@ def progress(rollout: PoolRollout) -> str:
     """kubectl rollout status's line for this pool now."""
     if rollout.done:
         return f"{_pool(rollout)} successfully rolled out"
-    first = escape(rollout.waiting_for[0])
-    return f"Waiting for {_pool(rollout)} rollout to finish: {_counts(rollout)}; {first}..."
+    wanted = rollout.desired if rollout.desired is not None else len(rollout.instances)
+    old, unknown = rollout.count(OLD), rollout.count(UNKNOWN)
+    where = f"{rollout.available} of {wanted} instances up to date and Ready"
+    where += f", {old} old" if old else ""
+    where += f", {unknown} of unknown version" if unknown else ""
+    if rollout.available >= wanted and not old and not unknown:
+        where += f"; {escape(rollout.waiting_for[0])}"  # the instances are there: what is not
+    return f"Waiting for {_pool(rollout)} rollout to finish: {where}..."
 
 
 def stuck(rollout: PoolRollout, report: Report) -> str:

@@ -36,8 +36,9 @@ def test_a_rollout_in_progress_shows_its_old_instance(capsys: pytest.CaptureFixt
         "    old        vmss-workers-0  kubelet v1.32.9, target v1.33.4; latestModelApplied=false"
         in result.out
     )
-    assert result.out.splitlines()[-1].startswith(
-        'Waiting for MachinePool "capi-prod/vmss-workers" rollout to finish: 1 of 3 up to date'
+    assert result.out.splitlines()[-1] == (
+        'Waiting for MachinePool "capi-prod/vmss-workers" rollout to finish: '
+        "1 of 3 instances up to date and Ready, 1 old..."
     )
 
 
@@ -95,3 +96,16 @@ def test_hostile_text_is_escaped(capsys: pytest.CaptureFixture[str], tmp_path: P
     )
     assert "\x1b" not in result.out + result.err
     assert "\\x1b]0;pwned\\x07" in result.out
+
+
+def test_readme_shows_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme[readme.index("## rollout status") :]
+    section = section[: section.index("\n## ")]
+    blocks = section.split("```\n")[1::2]
+    dump = str(EXAMPLES / "azure-vmss.yaml")
+    shown = run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW, "--stuck-after", "1h")
+    stuck = run_cli(
+        capsys, "rollout", "status", "-f", str(EXAMPLES / "azure-image-drift.yaml"), "--now", NOW
+    )
+    assert blocks == [shown.out, stuck.err]
