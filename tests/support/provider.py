@@ -81,6 +81,8 @@ class Instance:
     name: str  # also the Node's and the infra machine's name
     index: int
     provider_id: str
+    # The Kubernetes version of the model it was created from: what its kubelet runs.
+    version: str = KUBELET_VERSION
     node_uid: str | None = None
 
 
@@ -113,6 +115,8 @@ class TestProvider:
         # Instances terminated behind the provider's back: providerID still listed, no Node.
         self.vanished: set[str] = set()
         self.not_ready: set[str] = set()
+        # Instances a rolling update replaced without Machines: their Nodes are deleted.
+        self.terminated: set[str] = set()
         # A kubelet that posts only Ready (no MemoryPressure/DiskPressure/PIDPressure).
         self.pressure_conditions = True
         # Which readiness the infra pool reports: both, or only one contract's field.
@@ -261,14 +265,28 @@ class TestProvider:
             return  # the MachinePool controller has not adopted it yet
         self._infra_machines_deleted(pool, state)
         wanted = int((owner.get("spec") or {}).get("replicas") or 0)
-        while len(state.instances) < wanted:
+        target = ((owner.get("spec") or {}).get("template") or {}).get("spec", {}).get("version")
+        target = target or KUBELET_VERSION
+        # A new model rolls like CAPZ's default strategy (maxSurge 1, maxUnavailable 0): one
+        # new instance beside the old ones, and an old one goes only once it has joined.
+        old = [i for i in state.instances.values() if i.version != target]
+        surge = 1 if old else 0
+        while len(state.instances) < wanted + surge:
             index = next(state.counter)
             instance_name = f"{name}-{index}"
             state.instances[instance_name] = Instance(
-                instance_name, index, self.personality.provider_id(self.namespace, name, index)
+                instance_name,
+                index,
+                self.personality.provider_id(self.namespace, name, index),
+                target,
             )
-        if len(state.instances) > wanted:
-            self._scale_in(pool, state, len(state.instances) - wanted)
+        excess = len(state.instances) - wanted
+        if excess > 0 and old:
+            fresh = [i for i in state.instances.values() if i.version == target]
+            if all(self._joined(i) for i in fresh):
+                self._scale_in(pool, state, excess, only={i.name for i in old})
+        elif excess > 0:
+            self._scale_in(pool, state, excess)
         ids = [i.provider_id for i in state.instances.values()]
         if (pool.get("spec") or {}).get("providerIDList") != ids:
             self._patch(pool, {"spec": {"providerIDList": ids}})
@@ -279,7 +297,7 @@ class TestProvider:
             status["initialization"] = {"provisioned": True}
         if self.personality.machine_kind:
             status["infrastructureMachineKind"] = self.personality.machine_kind
-            self._ensure_machines(pool, state)
+            self._ensure_machines(pool, state, target)
         current = pool.get("status") or {}
         if any(current.get(k) != v for k, v in status.items()):
             self._patch(pool, {"status": status}, "/status")
@@ -295,13 +313,25 @@ class TestProvider:
             if m["spec"].get("clusterName") == cluster
         }
 
-    def _scale_in(self, pool: Obj, state: PoolState, count: int) -> None:
+    def _joined(self, instance: Instance) -> bool:
+        return (
+            instance.node_uid is not None
+            and instance.name not in self.never_join
+            and instance.name not in self.not_ready
+        )
+
+    def _scale_in(
+        self, pool: Obj, state: PoolState, count: int, only: set[str] | None = None
+    ) -> None:
         """Like CAPZ: Machines annotated delete-machine first, then the oldest instances.
-        Without MachinePool Machines (the ASG), the newest instances go, undrained."""
-        names = list(state.instances)
+        Without MachinePool Machines (the ASG), the newest instances go, undrained. only: the
+        instances that may go (a rolling update's old ones, oldest first)."""
+        names = [n for n in state.instances if only is None or n in only]
         if not self.personality.machine_kind:
-            for instance_name in names[-count:]:
+            for instance_name in names[-count:] if only is None else names[:count]:
                 del state.instances[instance_name]
+                if only is not None:  # replaced: the cloud node controller deletes its Node
+                    self.terminated.add(instance_name)
             return
         machines = self._machines_by_infra(pool)
         annotated = [
@@ -356,7 +386,7 @@ class TestProvider:
                 state.instances.pop(infra["metadata"]["name"], None)
                 self._finalize_if_deleting(infra)
 
-    def _ensure_machines(self, pool: Obj, state: PoolState) -> None:
+    def _ensure_machines(self, pool: Obj, state: PoolState, target: str) -> None:
         assert self.personality.machine_kind
         existing = {m["metadata"]["name"]: m for m in self._infra_machines(pool)}
         labels = {
@@ -364,7 +394,11 @@ class TestProvider:
             f"{CAPI}/pool-name": self._owner_name(pool),
         }
         for instance in state.instances.values():
+            model = {"version": instance.version, "latestModelApplied": instance.version == target}
             if instance.name in existing:
+                status = existing[instance.name].get("status") or {}
+                if any(status.get(k) != v for k, v in model.items()):
+                    self._patch(existing[instance.name], {"status": model}, "/status")
                 continue
             machine = {
                 "apiVersion": pool["apiVersion"],
@@ -387,8 +421,8 @@ class TestProvider:
                 "status": {
                     "ready": True,
                     "initialization": {"provisioned": True},
-                    "version": KUBELET_VERSION,
                     "provisioningState": "Succeeded",
+                    **model,
                 },
             }
             self.api.create(machine)
@@ -433,6 +467,10 @@ class TestProvider:
             for n in workload.request("GET", "/api/v1/nodes")["items"]
             if n["metadata"]["name"].startswith(self.namespace + "-")
         }
+        for gone in self.terminated:
+            if f"{self.namespace}-{gone}" in nodes:
+                with contextlib.suppress(APIError):
+                    workload.request("DELETE", f"/api/v1/nodes/{self.namespace}-{gone}")
         for state in self.pools.values():
             for instance in state.instances.values():
                 node_name = f"{self.namespace}-{instance.name}"
@@ -448,7 +486,8 @@ class TestProvider:
                 if node is None:
                     node = self._register(workload, node_name, instance)
                 instance.node_uid = node["metadata"]["uid"]
-                self._post_status(workload, node, instance.name not in self.not_ready)
+                ready = instance.name not in self.not_ready
+                self._post_status(workload, node, ready, instance.version)
         self._run_pods(workload, set(nodes))
 
     def _register(self, workload: KubeAPI, node_name: str, instance: Instance) -> Obj:
@@ -467,14 +506,14 @@ class TestProvider:
         }
         return workload.request("POST", "/api/v1/nodes", node)  # type: ignore[no-any-return]
 
-    def _post_status(self, workload: KubeAPI, node: Obj, ready: bool) -> None:
-        conditions = {
-            c["type"]: c["status"] for c in (node.get("status") or {}).get("conditions") or []
-        }
+    def _post_status(self, workload: KubeAPI, node: Obj, ready: bool, version: str) -> None:
+        current = node.get("status") or {}
+        conditions = {c["type"]: c["status"] for c in current.get("conditions") or []}
         wanted = {"Ready": "True" if ready else "False"}
         if self.pressure_conditions:
             wanted.update(MemoryPressure="False", DiskPressure="False", PIDPressure="False")
-        if conditions == wanted:
+        running = (current.get("nodeInfo") or {}).get("kubeletVersion")
+        if conditions == wanted and running == version:
             return
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         reasons = {
@@ -498,8 +537,8 @@ class TestProvider:
                 for kind, value in wanted.items()
             ],
             "nodeInfo": {
-                "kubeletVersion": KUBELET_VERSION,
-                "kubeProxyVersion": KUBELET_VERSION,
+                "kubeletVersion": version,
+                "kubeProxyVersion": version,
                 "operatingSystem": "linux",
                 "architecture": "amd64",
                 "containerRuntimeVersion": "containerd://2.1.0",
