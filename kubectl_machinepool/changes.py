@@ -16,6 +16,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.fields import dig, text
 from kubectl_machinepool.kube import Kube, Resource
 from kubectl_machinepool.kubewatch import LISTED
 
@@ -34,15 +35,40 @@ class Watched:
     selector: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One event a watch reported: ADDED, MODIFIED, DELETED, or LISTED (it started over)."""
+
+    event: str
+    kind: str
+    name: str
+
+
+# Changes kept between two reads; beyond this many, only that there were more is known.
+MAX_KEPT = 1000
+
+
 class Changes:
     def __init__(self) -> None:
         self._changed = threading.Event()
         self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._seen: list[Change] = []
+        self.dropped = 0
 
     def follow(self, watched: Watched) -> None:
         threading.Thread(target=self._run, args=(watched,), daemon=True).start()
 
+    def _record(self, change: Change) -> None:
+        with self._lock:
+            if len(self._seen) < MAX_KEPT:
+                self._seen.append(change)
+            else:
+                self.dropped += 1
+        self._changed.set()
+
     def _run(self, watched: Watched) -> None:
+        kind = watched.resource.kind
         while not self._stopped.is_set():
             events = watched.kube.watch(
                 watched.resource, watched.namespace, selector=watched.selector, window=WINDOW
@@ -50,16 +76,17 @@ class Changes:
             try:
                 with closing(events):
                     first = True
-                    for kind, _ in events:
+                    for event, obj in events:
                         if self._stopped.is_set():
                             return
-                        if not (first and kind == LISTED):
-                            self._changed.set()
+                        if not (first and event == LISTED):
+                            name = text(dig(obj, "metadata", "name")) if event != LISTED else ""
+                            self._record(Change(event, kind, name or ""))
                         first = False
             except MachinePoolError:
                 # The watch gave up (a server restarting, RBAC changed): the follower reads
                 # again and says what it finds; the watch starts over after a pause.
-                self._changed.set()
+                self._record(Change(LISTED, kind, ""))
                 self._stopped.wait(RESTART)
 
     def wait(self, timeout: float | None) -> bool:
@@ -67,6 +94,12 @@ class Changes:
         changed = self._changed.wait(timeout)
         self._changed.clear()
         return changed
+
+    def take(self) -> tuple[Change, ...]:
+        """The changes seen since the last take(), oldest first."""
+        with self._lock:
+            seen, self._seen = self._seen, []
+        return tuple(seen)
 
     def stop(self) -> None:
         self._stopped.set()

@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubectl_machinepool.compact import INSTANCE_UNUSED, Compactor
 from kubectl_machinepool.connection import connection_from_dict, load_connection
@@ -25,6 +25,9 @@ from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.providers import infra_pool
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes, group_of
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.changes import Watched
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
 SECRETS = Resource("", "v1", "Secret", "secrets")
@@ -566,3 +569,38 @@ def read_description(
         unread_notes=reads.unread_notes,
         made={key: made for key, made in instances.made.items() if key[1] in kept},
     )
+
+
+def watched(
+    kube: Kube,
+    snapshot: Snapshot,
+    namespace: str | None,
+    *,
+    node_clusters: Iterable[tuple[str, str]],
+    override: str | None,
+    timeout: float | None,
+) -> list[Watched]:
+    """What a followed view watches, read from what it showed: the MachinePools, their infra
+    pool kinds, the Machines and infra machine kinds when there are any, and the Nodes of
+    these Clusters. A kind that cannot be resolved or a workload that cannot be reached is
+    left out: the view's own reads say why."""
+    from kubectl_machinepool.changes import Watched
+
+    pools = [o for o in snapshot.objects if o.get("kind") == "MachinePool"]
+    found = [Watched(kube, kube.capi_resource("MachinePool"), namespace)]
+    kinds = set(_template_refs(pools, "infrastructureRef"))
+    infra = [
+        o
+        for o in snapshot.objects
+        if (group_of(str(o.get("apiVersion", ""))), o.get("kind")) in kinds
+    ]
+    machine_kinds = {(group, kind) for group, _, kind in _machine_kinds(infra)}
+    if machine_kinds:
+        found.append(Watched(kube, kube.capi_resource("Machine"), namespace, POOL_NAME_LABEL))
+    for group, kind in sorted(kinds | machine_kinds):
+        with contextlib.suppress(MachinePoolError):
+            found.append(Watched(kube, kube.resource(group, kind), namespace))
+    for ns, cluster in sorted(set(node_clusters)):
+        with contextlib.suppress(MachinePoolError):
+            found.append(Watched(workload_kube(kube, ns, cluster, override, timeout), NODES, None))
+    return found

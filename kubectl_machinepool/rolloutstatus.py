@@ -1,36 +1,28 @@
 """`rollout status`: the selected pools' rollouts, reported once or followed to an end.
 
-Followed, the pools are read again whenever a watch of what the view reads says something
-changed (changes.py: MachinePools, Machines, the infra pool and infra machine kinds, each
-workload cluster's Nodes), or when a pool's stuck deadline comes, never on a timer. It ends
-when every pool is done, when one is stuck, or at the timeout. A read that fails after the first
-(an API server restarting) is reported and tried again; the first must succeed.
-Library code: no click, no printing; reports go to the caller's show().
+Followed (following.py), the pools are read again whenever a watch of what the view reads says
+something changed (MachinePools, Machines, the infra pool and infra machine kinds, each workload
+cluster's Nodes), or when a pool's stuck deadline comes, never on a timer. It ends when every
+pool is done, when one is stuck, or at the timeout. Library code: no click, no printing;
+reports go to the caller's show().
 """
 
 from __future__ import annotations
 
 import enum
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TextIO
 
-from kubectl_machinepool.changes import Changes, Watched
+from kubectl_machinepool import following
+from kubectl_machinepool.changes import Watched
 from kubectl_machinepool.diagnostics import Finding
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.fetch import NODES, workload_kube
+from kubectl_machinepool.fetch import watched
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, PoolScope, RuleOptions, Source
-from kubectl_machinepool.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.reading import Loaded, judge, load_description
 from kubectl_machinepool.rollout import PoolRollout, pool_rollout
-
-# Changes that come together (an instance replaced: Machine, infra machine, Node) are read once.
-SETTLE = 1.0
-# After a failed read, the next one waits at least this long.
-RETRY = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,38 +61,6 @@ def report_of(loaded: Loaded, rules: RuleOptions, stuck_after: timedelta) -> Rep
     return Report(rollouts, ours, now)
 
 
-def _watched(kube: Kube, loaded: Loaded, pools: PoolScope, timeout: float | None) -> list[Watched]:
-    namespace = loaded.namespace
-    found = [
-        Watched(kube, kube.capi_resource("MachinePool"), namespace),
-        Watched(kube, kube.capi_resource("Machine"), namespace, POOL_NAME_LABEL),
-    ]
-    kinds: set[tuple[str, str]] = set()
-    for cluster in loaded.description.clusters:
-        for pool in cluster.pools:
-            ref = pool.pool.infrastructure_ref
-            if ref is not None:
-                kinds.add((ref.api_group, ref.kind))
-                if pool.pool.machine_kind:
-                    kinds.add((ref.api_group, pool.pool.machine_kind))
-    for group, kind in sorted(kinds):
-        try:
-            found.append(Watched(kube, kube.resource(group, kind), namespace))
-        except MachinePoolError:
-            continue  # not readable: the reads say so
-    for cluster in loaded.description.clusters:
-        if not cluster.nodes_read:
-            continue
-        try:
-            workload = workload_kube(
-                kube, cluster.namespace, cluster.name, pools.workload_kubeconfig, timeout
-            )
-        except MachinePoolError:
-            continue
-        found.append(Watched(workload, NODES, None))
-    return found
-
-
 def follow(
     access: AccessOptions,
     pools: PoolScope,
@@ -111,45 +71,43 @@ def follow(
     show: Callable[[Report], None],
     warn: Callable[[str], None],
     wall: Callable[[], datetime],
-    clock: Callable[[], float] = time.monotonic,
 ) -> tuple[End, Report]:
-    """Read, show, and wait for a change until every pool is done, one is stuck, or timeout."""
-    deadline = None if timeout is None else clock() + timeout
-    loaded = load_description(access, Source(), pools, wall(), None, report_extras=False)
-    report = report_of(loaded, rules, stuck_after)
-    show(report)
-    if report.done or report.stuck:
-        return (End.DONE if report.done else End.STUCK), report
-    changes = Changes()
-    with Kube.connect(access) as kube:
-        for watched in _watched(kube, loaded, pools, access.request_timeout):
-            changes.follow(watched)
-        try:
-            while True:
-                now = clock()
-                if deadline is not None and now >= deadline:
-                    return End.TIMED_OUT, report
-                waits = [_until_stuck(r, report.now, stuck_after) for r in report.rollouts]
-                waits += [] if deadline is None else [deadline - now]
-                known = [w for w in waits if w is not None]
-                if changes.wait(max(min(known), 0.0) if known else None):
-                    time.sleep(SETTLE)
-                    changes.wait(0)
-                try:
-                    loaded = load_description(
-                        access, Source(), pools, wall(), None, report_extras=False
-                    )
-                except MachinePoolError as err:
-                    warn(f"cannot read the pools now, trying again: {err.message}")
-                    time.sleep(RETRY)
-                    report = replace(report, now=wall())
-                    continue
-                report = report_of(loaded, rules, stuck_after)
-                show(report)
-                if report.done or report.stuck:
-                    return (End.DONE if report.done else End.STUCK), report
-        finally:
-            changes.stop()
+    """Read and show until every pool is done, one is stuck, or timeout passes; read again on
+    each change (following.py) and when a pool's stuck deadline comes."""
+
+    def read() -> tuple[Loaded, Report]:
+        loaded = load_description(access, Source(), pools, wall(), None, report_extras=False)
+        return loaded, report_of(loaded, rules, stuck_after)
+
+    def watches(kube: Kube, view: tuple[Loaded, Report]) -> list[Watched]:
+        loaded = view[0]
+        clusters = [(c.namespace, c.name) for c in loaded.description.clusters if c.nodes_read]
+        return watched(
+            kube,
+            loaded.snapshot,
+            loaded.namespace,
+            node_clusters=clusters,
+            override=pools.workload_kubeconfig,
+            timeout=access.request_timeout,
+        )
+
+    def shown(view: tuple[Loaded, Report], _: object) -> bool:
+        report = view[1]
+        show(report)
+        return report.done or bool(report.stuck)
+
+    def wake_in(view: tuple[Loaded, Report]) -> float | None:
+        report = view[1]
+        waits = [_until_stuck(r, report.now, stuck_after) for r in report.rollouts]
+        known = [w for w in waits if w is not None]
+        return min(known) if known else None
+
+    ended, (_, report) = following.follow(
+        access, read=read, watches=watches, show=shown, warn=warn, timeout=timeout, wake_in=wake_in
+    )
+    if not ended:
+        return End.TIMED_OUT, report
+    return (End.DONE if report.done else End.STUCK), report
 
 
 def _until_stuck(rollout: PoolRollout, now: datetime, stuck_after: timedelta) -> float | None:

@@ -1,0 +1,68 @@
+"""Following a view live: read it, show it, and read it again whenever a watch says something it
+shows changed (changes.py), until the caller says it is over, the timeout passes, or Ctrl-C.
+
+Never a timer: a steady pool costs one watch request per kind per WINDOW, no LIST. Changes
+that come together (an instance replaced: Machine, infra machine, Node) are read once, SETTLE
+after the first. A read that fails after the first (an API server restarting) is reported and
+tried again RETRY later; the first must succeed. Library code: no click, no printing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from kubectl_machinepool.changes import Change, Changes, Watched
+from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.options import AccessOptions
+
+SETTLE = 1.0
+RETRY = 5.0
+T = TypeVar("T")
+
+
+def follow(
+    access: AccessOptions,
+    *,
+    read: Callable[[], T],
+    watches: Callable[[Kube, T], list[Watched]],
+    show: Callable[[T, tuple[Change, ...]], bool],
+    warn: Callable[[str], None],
+    timeout: float | None = None,
+    wake_in: Callable[[T], float | None] = lambda _: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[bool, T]:
+    """read() and show() until show() says it is over (True, and the last view) or timeout
+    passes (False). wake_in: seconds after which the view must be read again even if nothing
+    changed (a deadline of its own, as rollout status's stuck clock), None for never."""
+    deadline = None if timeout is None else clock() + timeout
+    view = read()
+    if show(view, ()):
+        return True, view
+    changes = Changes()
+    with Kube.connect(access) as kube:
+        for watched in watches(kube, view):
+            changes.follow(watched)
+        try:
+            while True:
+                now = clock()
+                if deadline is not None and now >= deadline:
+                    return False, view
+                waits = [w for w in (wake_in(view),) if w is not None]
+                if deadline is not None:
+                    waits.append(deadline - now)
+                if changes.wait(max(min(waits), 0.0) if waits else None):
+                    time.sleep(SETTLE)
+                seen = changes.take()
+                try:
+                    view = read()
+                except MachinePoolError as err:
+                    warn(f"cannot read now, trying again: {err.message}")
+                    time.sleep(RETRY)
+                    continue
+                if show(view, seen):
+                    return True, view
+        finally:
+            changes.stop()
