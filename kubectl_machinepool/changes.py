@@ -12,6 +12,7 @@ within WINDOW plus the watch's slack.
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import closing
 from dataclasses import dataclass
 
@@ -55,9 +56,18 @@ class Changes:
         self._lock = threading.Lock()
         self._seen: list[Change] = []
         self.dropped = 0
+        self._started: list[threading.Event] = []
 
     def follow(self, watched: Watched) -> None:
-        threading.Thread(target=self._run, args=(watched,), daemon=True).start()
+        started = threading.Event()
+        self._started.append(started)
+        threading.Thread(target=self._run, args=(watched, started), daemon=True).start()
+
+    def started(self, timeout: float) -> bool:
+        """Until every watch has its first answer (or gave up): from then on no change is
+        missed. False when timeout passed first."""
+        deadline = time.monotonic() + timeout
+        return all(event.wait(max(deadline - time.monotonic(), 0.0)) for event in self._started)
 
     def _record(self, change: Change) -> None:
         with self._lock:
@@ -67,7 +77,7 @@ class Changes:
                 self.dropped += 1
         self._changed.set()
 
-    def _run(self, watched: Watched) -> None:
+    def _run(self, watched: Watched, started: threading.Event) -> None:
         kind = watched.resource.kind
         while not self._stopped.is_set():
             events = watched.kube.watch(
@@ -77,6 +87,7 @@ class Changes:
                 with closing(events):
                     first = True
                     for event, obj in events:
+                        started.set()
                         if self._stopped.is_set():
                             return
                         if not (first and event == LISTED):
@@ -84,6 +95,7 @@ class Changes:
                             self._record(Change(event, kind, name or ""))
                         first = False
             except MachinePoolError:
+                started.set()
                 # The watch gave up (a server restarting, RBAC changed): the follower reads
                 # again and says what it finds; the watch starts over after a pause.
                 self._record(Change(LISTED, kind, ""))

@@ -124,6 +124,16 @@ class Environment(NamedTuple):
         """A piece of output, as it comes (no newline added)."""
         self._write(text, self.stdout, False, None)
 
+    def clear(self) -> None:
+        """A terminal's screen emptied, cursor home: a followed view redrawn in place."""
+        self._write("", self.stdout, False, None)
+        try:
+            self.stdout.write("\x1b[H\x1b[2J")  # our own constant, not text from a cluster
+            self.stdout.flush()
+        except BrokenPipeError:
+            _discard(self.stdout)
+            raise Interrupted(ExitCode.BROKEN_PIPE) from None
+
     def err(self, text: str) -> None:
         self._write(text, self.stderr, True, None)
 

@@ -579,11 +579,12 @@ def watched(
     node_clusters: Iterable[tuple[str, str]],
     override: str | None,
     timeout: float | None,
+    instances: bool = True,
 ) -> list[Watched]:
     """What a followed view watches, read from what it showed: the MachinePools, their infra
-    pool kinds, the Machines and infra machine kinds when there are any, and the Nodes of
-    these Clusters. A kind that cannot be resolved or a workload that cannot be reached is
-    left out: the view's own reads say why."""
+    pool kinds, the Machines and infra machine kinds when there are any (and instances is
+    asked for), and the Nodes of these Clusters. A kind that cannot be resolved or a workload
+    that cannot be reached is left out: the view's own reads say why."""
     from kubectl_machinepool.changes import Watched
 
     pools = [o for o in snapshot.objects if o.get("kind") == "MachinePool"]
@@ -594,7 +595,9 @@ def watched(
         for o in snapshot.objects
         if (group_of(str(o.get("apiVersion", ""))), o.get("kind")) in kinds
     ]
-    machine_kinds = {(group, kind) for group, _, kind in _machine_kinds(infra)}
+    machine_kinds = (
+        {(group, kind) for group, _, kind in _machine_kinds(infra)} if instances else set()
+    )
     if machine_kinds:
         found.append(Watched(kube, kube.capi_resource("Machine"), namespace, POOL_NAME_LABEL))
     for group, kind in sorted(kinds | machine_kinds):

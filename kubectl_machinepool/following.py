@@ -1,7 +1,9 @@
 """Following a view live: read it, show it, and read it again whenever a watch says something it
 shows changed (changes.py), until the caller says it is over, the timeout passes, or Ctrl-C.
 
-Never a timer: a steady pool costs one watch request per kind per WINDOW, no LIST. Changes
+The first read says what to watch; once the watches have their first answers the view is read
+again and shown, so nothing that changed in between is missed (one read more than a single
+view). Never a timer: a steady pool costs one watch request per kind per WINDOW, no LIST. Changes
 that come together (an instance replaced: Machine, infra machine, Node) are read once, SETTLE
 after the first. A read that fails after the first (an API server restarting) is reported and
 tried again RETRY later; the first must succeed. Library code: no click, no printing.
@@ -20,6 +22,8 @@ from kubectl_machinepool.options import AccessOptions
 
 SETTLE = 1.0
 RETRY = 5.0
+# How long the watches may take to start before the view is shown anyway.
+STARTING = 10.0
 T = TypeVar("T")
 
 
@@ -30,22 +34,32 @@ def follow(
     watches: Callable[[Kube, T], list[Watched]],
     show: Callable[[T, tuple[Change, ...]], bool],
     warn: Callable[[str], None],
+    over: Callable[[T], bool] = lambda _: False,
     timeout: float | None = None,
     wake_in: Callable[[T], float | None] = lambda _: None,
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[bool, T]:
     """read() and show() until show() says it is over (True, and the last view) or timeout
-    passes (False). wake_in: seconds after which the view must be read again even if nothing
-    changed (a deadline of its own, as rollout status's stuck clock), None for never."""
+    passes (False). over: whether a first view needs no following (shown once, then).
+    wake_in: seconds after which the view must be read again even if nothing changed (a
+    deadline of its own, as rollout status's stuck clock), None for never."""
     deadline = None if timeout is None else clock() + timeout
     view = read()
-    if show(view, ()):
+    if over(view):
+        show(view, ())
         return True, view
     changes = Changes()
     with Kube.connect(access) as kube:
+        # The first read says what to watch; what changes while the watches start is in the
+        # second, shown first.
         for watched in watches(kube, view):
             changes.follow(watched)
         try:
+            changes.started(STARTING)
+            changes.take()
+            view = read()
+            if show(view, ()):
+                return True, view
             while True:
                 now = clock()
                 if deadline is not None and now >= deadline:

@@ -6,7 +6,7 @@ Library code: no click, no printing. Notes come back as data for the caller to s
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, TextIO
 
 from kubectl_machinepool.dump import load_dump
 from kubectl_machinepool.errors import NotFoundError
-from kubectl_machinepool.fetch import read_description, read_pools
+from kubectl_machinepool.fetch import read_description, read_pools, watched
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, PoolScope, RuleOptions, Source
 from kubectl_machinepool.selector import Selection, selected
 from kubectl_machinepool.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from kubectl_machinepool.changes import Change, Watched
     from kubectl_machinepool.description import Description
     from kubectl_machinepool.diagnostics import CapiVersion, Finding
 
@@ -120,3 +121,76 @@ def check_found(loaded: Loaded) -> str | None:
         where = f' in namespace "{loaded.namespace}"' if loaded.namespace else ""
         raise NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
     return nothing_found(loaded.namespace) if not found and not loaded.selection.names else None
+
+
+def follow_description(
+    access: AccessOptions,
+    pools: PoolScope,
+    *,
+    report_extras: bool,
+    show: Callable[[Loaded, tuple[Change, ...]], None],
+    warn: Callable[[str], None],
+    clock: Callable[[], datetime],
+) -> None:
+    """describe -w and diagnose -w: the pools described, and again on each change (until
+    Ctrl-C). What is watched is what the view showed (fetch.watched)."""
+    from kubectl_machinepool import following
+
+    def read() -> Loaded:
+        return load_description(access, Source(), pools, clock(), None, report_extras=report_extras)
+
+    def watches(kube: Kube, loaded: Loaded) -> list[Watched]:
+        return description_watches(kube, loaded, access, pools)
+
+    def shown(loaded: Loaded, changes: tuple[Change, ...]) -> bool:
+        show(loaded, changes)
+        return False
+
+    following.follow(access, read=read, watches=watches, show=shown, warn=warn)
+
+
+def description_watches(
+    kube: Kube, loaded: Loaded, access: AccessOptions, pools: PoolScope
+) -> list[Watched]:
+    """What a followed description watches: what it showed, the Nodes of the Clusters whose
+    Nodes it read included."""
+    clusters = [(c.namespace, c.name) for c in loaded.description.clusters if c.nodes_read]
+    return watched(
+        kube,
+        loaded.snapshot,
+        loaded.namespace,
+        node_clusters=clusters,
+        override=pools.workload_kubeconfig,
+        timeout=access.request_timeout,
+    )
+
+
+def follow_pools(
+    access: AccessOptions,
+    *,
+    show: Callable[[Snapshot, str | None, tuple[Change, ...]], None],
+    warn: Callable[[str], None],
+) -> None:
+    """list -w: the MachinePools and their infra pools, and again on each change of either."""
+    from kubectl_machinepool import following
+
+    def read() -> tuple[Snapshot, str | None]:
+        return load_pools(access, Source(), None)
+
+    def watches(kube: Kube, view: tuple[Snapshot, str | None]) -> list[Watched]:
+        snapshot, namespace = view
+        return watched(
+            kube,
+            snapshot,
+            namespace,
+            node_clusters=(),
+            override=None,
+            timeout=access.request_timeout,
+            instances=False,
+        )
+
+    def shown(view: tuple[Snapshot, str | None], changes: tuple[Change, ...]) -> bool:
+        show(view[0], view[1], changes)
+        return False
+
+    following.follow(access, read=read, watches=watches, show=shown, warn=warn)

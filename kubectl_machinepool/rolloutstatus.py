@@ -18,10 +18,9 @@ from typing import TextIO
 from kubectl_machinepool import following
 from kubectl_machinepool.changes import Watched
 from kubectl_machinepool.diagnostics import Finding
-from kubectl_machinepool.fetch import watched
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions, PoolScope, RuleOptions, Source
-from kubectl_machinepool.reading import Loaded, judge, load_description
+from kubectl_machinepool.reading import Loaded, description_watches, judge, load_description
 from kubectl_machinepool.rollout import PoolRollout, pool_rollout
 
 
@@ -80,21 +79,11 @@ def follow(
         return loaded, report_of(loaded, rules, stuck_after)
 
     def watches(kube: Kube, view: tuple[Loaded, Report]) -> list[Watched]:
-        loaded = view[0]
-        clusters = [(c.namespace, c.name) for c in loaded.description.clusters if c.nodes_read]
-        return watched(
-            kube,
-            loaded.snapshot,
-            loaded.namespace,
-            node_clusters=clusters,
-            override=pools.workload_kubeconfig,
-            timeout=access.request_timeout,
-        )
+        return description_watches(kube, view[0], access, pools)
 
     def shown(view: tuple[Loaded, Report], _: object) -> bool:
-        report = view[1]
-        show(report)
-        return report.done or bool(report.stuck)
+        show(view[1])
+        return over(view)
 
     def wake_in(view: tuple[Loaded, Report]) -> float | None:
         report = view[1]
@@ -102,8 +91,18 @@ def follow(
         known = [w for w in waits if w is not None]
         return min(known) if known else None
 
+    def over(view: tuple[Loaded, Report]) -> bool:
+        return view[1].done or bool(view[1].stuck)
+
     ended, (_, report) = following.follow(
-        access, read=read, watches=watches, show=shown, warn=warn, timeout=timeout, wake_in=wake_in
+        access,
+        read=read,
+        watches=watches,
+        show=shown,
+        warn=warn,
+        over=over,
+        timeout=timeout,
+        wake_in=wake_in,
     )
     if not ended:
         return End.TIMED_OUT, report

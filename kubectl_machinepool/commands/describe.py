@@ -37,6 +37,7 @@ _RENDERERS = ("kubectl_machinepool.render.tree", "kubectl_machinepool.render.str
     callback=_show_conditions,
     help="List every condition of these kinds (comma list, e.g. MachinePool,Machine,Node, or all)",
 )
+@flags.watch
 @flags.rules
 @flags.access
 @flags.source
@@ -48,6 +49,7 @@ def describe_command(
     pools: PoolScope,
     show_all: bool,
     show_conditions: frozenset[str],
+    watch: bool,
     rules: RuleOptions,
     access: AccessOptions,
     source: Source,
@@ -69,39 +71,61 @@ def describe_command(
     memory only; without access (RBAC, unreachable) the rest is shown with a note.
 
     \b
+    -w shows the tree again whenever a watch of the pools, their infra objects, Machines or
+    Nodes reports a change: on a terminal in place, under a line saying what changed; piped,
+    a new block after such a line. It reads nothing on a timer; Ctrl-C ends it.
+
+    \b
     Examples:
       # one pool
       kubectl machinepool describe workers-0 -n capi-prod
       # every pool of a Cluster, each instance listed
       kubectl machinepool describe --cluster prod --show-all
+      # follow a pool while it scales or upgrades
+      kubectl machinepool describe workers-0 -n capi-prod -w
       # a dump, read as at the time it was taken
       kubectl machinepool describe -f dump.yaml --now 2026-11-29T15:00:00Z
     """
-    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_RENDERERS)
     from kubectl_machinepool import reading
-    from kubectl_machinepool.color import Palette
-    from kubectl_machinepool.render.glyphs import ASCII, UNICODE
-    from kubectl_machinepool.render.structured import describe_stream, write_document
-    from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
-    now = loaded.description.now
-    _, findings = reading.judge(loaded, rules)
     color = env.color(output.color)
-    if output.format == "tree" and loaded.description.clusters:
-        opts = TreeOptions(
-            now=now,
-            palette=Palette(color),
-            show_all=show_all,
-            show_conditions=show_conditions,
-            glyphs=UNICODE if env.utf8 else ASCII,
-            no_headers=output.no_headers,
-            findings=tuple(findings),
-            width=env.width,
-        )
-        env.out(render_tree(loaded.description, opts), nl=False, color=color)
-    elif output.format != "tree":
+
+    def drawn(loaded: reading.Loaded) -> str:
+        from kubectl_machinepool.color import Palette
+        from kubectl_machinepool.render.glyphs import ASCII, UNICODE
+        from kubectl_machinepool.render.structured import describe_stream, to_json, to_yaml
+        from kubectl_machinepool.render.tree import TreeOptions, render_tree
+
+        _, findings = reading.judge(loaded, rules)
+        if output.format == "tree":
+            if not loaded.description.clusters:
+                return ""
+            opts = TreeOptions(
+                now=loaded.description.now,
+                palette=Palette(color),
+                show_all=show_all,
+                show_conditions=show_conditions,
+                glyphs=UNICODE if env.utf8 else ASCII,
+                no_headers=output.no_headers,
+                findings=tuple(findings),
+                width=env.width,
+            )
+            return render_tree(loaded.description, opts)
         # Scripts get a document even when nothing matched.
         document = describe_stream(loaded.description, findings)
-        write_document(document, output.format, env.write)
+        return (to_json if output.format == "json" else to_yaml)(document)
+
+    if watch:
+        flags.live_only(source, "--watch")
+        flags.follow_described(env, access, pools, drawn, color=color, report_extras=False)
+        return
+    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_RENDERERS)
+    if output.format == "tree":
+        env.out(drawn(loaded), nl=False, color=color)
+    else:
+        from kubectl_machinepool.render.structured import describe_stream, write_document
+
+        _, findings = reading.judge(loaded, rules)
+        write_document(describe_stream(loaded.description, findings), output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
-from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError
+from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError, UsageError
 from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, RuleOptions, Source
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.render.findings import DiagnosisView
 
 
 class FindingsAbove(MachinePoolError):
@@ -26,6 +31,7 @@ _RENDERERS = ("kubectl_machinepool.render.findings", "kubectl_machinepool.render
     type=click.Choice(["warning", "error"]),
     help="Exit with code 4 when a finding of this severity or worse exists",
 )
+@flags.watch
 @flags.rules
 @flags.access
 @flags.source
@@ -36,6 +42,7 @@ def diagnose_command(
     *,
     pools: PoolScope,
     fail_on: str | None,
+    watch: bool,
     rules: RuleOptions,
     access: AccessOptions,
     source: Source,
@@ -58,31 +65,53 @@ def diagnose_command(
       # in CI: fail on warnings and errors, from a dump taken earlier
       kubectl machinepool diagnose -A -f dump.yaml --now 2026-11-29T15:00:00Z --fail-on warning
     """
-    loaded = flags.described(env, access, source, pools, report_extras=True, prepare=_RENDERERS)
     from kubectl_machinepool import reading
-    from kubectl_machinepool.color import Palette
-    from kubectl_machinepool.diagnostics import Severity
-    from kubectl_machinepool.render.findings import (
-        DiagnosisView,
-        diagnosis_document,
-        render_diagnosis,
-    )
-    from kubectl_machinepool.render.structured import write_document
 
-    capi, findings = reading.judge(loaded, rules)
     color = env.color(output.color)
-    view = DiagnosisView(loaded.description, findings, capi, rules.thresholds, Palette(color))
+
+    def view_of(loaded: reading.Loaded) -> DiagnosisView:
+        from kubectl_machinepool.color import Palette
+        from kubectl_machinepool.render.findings import DiagnosisView
+
+        capi, findings = reading.judge(loaded, rules)
+        return DiagnosisView(loaded.description, findings, capi, rules.thresholds, Palette(color))
+
+    def text_of(view: DiagnosisView) -> str:
+        from kubectl_machinepool.render.findings import render_diagnosis
+
+        return render_diagnosis(view, width=env.width) if view.description.clusters else ""
+
+    def drawn(loaded: reading.Loaded) -> str:
+        from kubectl_machinepool.render.findings import diagnosis_document
+        from kubectl_machinepool.render.structured import to_json, to_yaml
+
+        view = view_of(loaded)
+        if output.format == "text":
+            return text_of(view)
+        return (to_json if output.format == "json" else to_yaml)(diagnosis_document(view))
+
+    if watch:
+        flags.live_only(source, "--watch")
+        if fail_on:
+            raise UsageError("--fail-on needs one diagnosis, not --watch", hint="drop one of them")
+        flags.follow_described(env, access, pools, drawn, color=color, report_extras=True)
+        return
+    loaded = flags.described(env, access, source, pools, report_extras=True, prepare=_RENDERERS)
+    view = view_of(loaded)
     if output.format == "text":
-        if loaded.description.clusters:
-            env.out(render_diagnosis(view, width=env.width), nl=False, color=color)
+        env.out(text_of(view), nl=False, color=color)
     else:
-        document = diagnosis_document(view)
-        write_document(document, output.format, env.write)
+        from kubectl_machinepool.render.findings import diagnosis_document
+        from kubectl_machinepool.render.structured import write_document
+
+        write_document(diagnosis_document(view), output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)
     if fail_on:
+        from kubectl_machinepool.diagnostics import Severity
+
         floor = Severity.WARNING if fail_on == "warning" else Severity.ERROR
-        worst = [f for f in findings if f.severity >= floor]
+        worst = [f for f in view.findings if f.severity >= floor]
         if worst:
             raise FindingsAbove(f"{len(worst)} finding(s) at or above {fail_on} (--fail-on)")
 

@@ -16,6 +16,7 @@ import click
 
 from kubectl_machinepool import suggest
 from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.options import (
     CHUNK_SIZE,
     AccessOptions,
@@ -29,6 +30,7 @@ from kubectl_machinepool.options import (
 )
 
 if TYPE_CHECKING:
+    from kubectl_machinepool.changes import Change
     from kubectl_machinepool.reading import Loaded
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -284,3 +286,69 @@ def described(
     for note in loaded.notes:
         env.warn(note)
     return loaded
+
+
+watch = click.option(
+    "-w",
+    "--watch",
+    is_flag=True,
+    help="After the first view, show it again on each change the API reports (Ctrl-C ends it)",
+)
+
+
+def live_only(source: Source, flag: str) -> None:
+    if source.filenames:
+        raise UsageError(
+            f"{flag} follows a live cluster and cannot read a dump", hint=f"drop -f, or {flag}"
+        )
+
+
+def shown_again(
+    env: Environment,
+    text: str,
+    changes: Sequence[Change],
+    *,
+    first: bool,
+    color: bool,
+) -> None:
+    """A followed view once more: on a terminal in place of the last one, under a line saying
+    what changed; piped, after a line saying so (the first view as it is)."""
+    from kubectl_machinepool.render.changes import summary
+    from kubectl_machinepool.timeutil import format_time
+
+    what = "watching for changes, Ctrl-C ends" if first else summary(changes)
+    if env.stdout_tty:
+        env.clear()
+        env.out(f"{format_time(env.now())}  {what}")
+    elif not first:
+        env.out(f"--- {format_time(env.now())}: {what}")
+    env.out(text, nl=False, color=color)
+
+
+def follow_described(
+    env: Environment,
+    access: AccessOptions,
+    pools: PoolScope,
+    drawn: Callable[[Loaded], str],
+    *,
+    color: bool,
+    report_extras: bool,
+) -> None:
+    """describe -w and diagnose -w: each view drawn and shown again on each change; a note
+    (what could not be read) is warned when it first appears."""
+    from kubectl_machinepool import reading
+
+    warned: set[str] = set()
+    first = [True]
+
+    def show(loaded: Loaded, changes: Sequence[Change]) -> None:
+        for note in loaded.notes:
+            if note not in warned:
+                warned.add(note)
+                env.warn(note)
+        shown_again(env, drawn(loaded), changes, first=first[0], color=color)
+        first[0] = False
+
+    reading.follow_description(
+        access, pools, report_extras=report_extras, show=show, warn=env.warn, clock=env.now
+    )

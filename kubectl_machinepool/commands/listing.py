@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import click
 
 from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
@@ -13,12 +16,13 @@ FORMATS = ["table", "wide", "json", "yaml", "name"]
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS)
+@flags.watch
 @flags.access
 @flags.source
 @flags.output(FORMATS)
 @flags.pass_env
 def list_command(
-    env: Environment, access: AccessOptions, source: Source, output: OutputOptions
+    env: Environment, watch: bool, access: AccessOptions, source: Source, output: OutputOptions
 ) -> None:
     """List MachinePools with Node-based replica counts.
 
@@ -41,17 +45,40 @@ def list_command(
     -o wide adds FAILURE DOMAINS (spec.failureDomains) and BOOTSTRAP (bootstrap config kind).
 
     \b
+    -w, as kubectl get -w: after the table, a row for each pool that changed, whenever a
+    watch of the MachinePools or their infra pools reports a change (on a terminal the table
+    is redrawn in place instead); with -o json|yaml, the whole list again. Ctrl-C ends it.
+
+    \b
     Examples:
       # every pool of the current context's namespace
       kubectl machinepool list
       # all namespaces, with failure domains and bootstrap kinds
       kubectl machinepool list -A -o wide
+      # follow every pool's counts and phase
+      kubectl machinepool list -A -w
     """
     from kubectl_machinepool import reading
     from kubectl_machinepool.color import Palette
-    from kubectl_machinepool.model import machine_pools
+    from kubectl_machinepool.model import MachinePool, machine_pools
     from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
 
+    color = env.color(output.color)
+
+    def drawn(pools: list[MachinePool], namespace: str | None, *, headers: bool = True) -> str:
+        view = ListView(
+            pools=pools,
+            now=source.now or env.now(),
+            palette=Palette(color),
+            all_namespaces=namespace is None,
+            no_headers=output.no_headers or not headers,
+        )
+        return LIST_FORMATS[output.format](view)
+
+    if watch:
+        flags.live_only(source, "--watch")
+        _follow(env, access, output.format, drawn, color)
+        return
     snapshot, namespace = reading.load_pools(access, source, env.stdin)
     for note in snapshot.notes:
         env.warn(note)
@@ -59,12 +86,34 @@ def list_command(
     if not pools and output.format in ("table", "wide", "name"):
         env.err(reading.nothing_found(namespace))
         return
-    color = env.color(output.color)
-    view = ListView(
-        pools=pools,
-        now=source.now or env.now(),
-        palette=Palette(color),
-        all_namespaces=namespace is None,
-        no_headers=output.no_headers,
-    )
-    env.out(LIST_FORMATS[output.format](view), nl=False, color=color)
+    env.out(drawn(pools, namespace), nl=False, color=color)
+
+
+def _follow(
+    env: Environment,
+    access: AccessOptions,
+    output_format: str,
+    drawn: Callable[..., str],
+    color: bool,
+) -> None:
+    """list -w: piped, kubectl get -w's rows of what changed; on a terminal, the table redrawn."""
+    from kubectl_machinepool import reading
+    from kubectl_machinepool.model import machine_pools
+
+    shown: dict[tuple[str, str], object] = {}
+    first = [True]
+
+    def show(snapshot: Any, namespace: str | None, changes: Sequence[Any]) -> None:
+        pools = machine_pools(snapshot)
+        changed = [p for p in pools if shown.get((p.namespace, p.name)) != p]
+        shown.clear()
+        shown.update(((p.namespace, p.name), p) for p in pools)
+        rows_only = not first[0] and not env.stdout_tty and output_format in ("table", "wide")
+        if rows_only:
+            if changed:
+                env.out(drawn(changed, namespace, headers=False), nl=False, color=color)
+        else:
+            flags.shown_again(env, drawn(pools, namespace), changes, first=first[0], color=color)
+        first[0] = False
+
+    reading.follow_pools(access, show=show, warn=env.warn)

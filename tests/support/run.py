@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gc
+import queue
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,3 +49,52 @@ def start_plugin(args: list[str], home: Path) -> subprocess.Popen[str]:
         cwd=home,
         start_new_session=True,
     )
+
+
+class Lines:
+    """The plugin's standard output as it comes, line by line, read in a thread."""
+
+    def __init__(self, plugin: subprocess.Popen[str]) -> None:
+        self.plugin = plugin
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.plugin.stdout is not None
+        for line in self.plugin.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def until(self, wanted: str, timeout: float = 60.0) -> list[str]:
+        """Every line up to the first that holds wanted."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.seen.append(line)
+            if wanted in line:
+                return self.seen
+        raise AssertionError(f"no line with {wanted!r} in {self.seen}")
+
+    def __enter__(self) -> Lines:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.plugin.kill()
+        self.plugin.wait(10)
+        for stream in (self.plugin.stdout, self.plugin.stderr):
+            if stream is not None:
+                stream.close()
+
+    def end(self, timeout: float = 90.0) -> tuple[list[str], str]:
+        """Every line, and standard error, once the plugin has exited."""
+        self.plugin.wait(timeout)
+        while (line := self.lines.get(timeout=10)) is not None:
+            self.seen.append(line)
+        assert self.plugin.stderr is not None
+        return self.seen, self.plugin.stderr.read()

@@ -1,0 +1,28 @@
+"""What a watch reported between two views of a followed command, in one line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kubectl_machinepool.changes import Change
+from kubectl_machinepool.kubewatch import LISTED
+from kubectl_machinepool.safetext import escape
+
+# Changes named one by one in the line; the rest are counted.
+NAMED = 3
+
+
+def summary(changes: Sequence[Change]) -> str:
+    """e.g. "modified Machine pool-1, added Node pool-2 and 4 more"; "read again" when nothing
+    was reported (a deadline came, or a read is retried)."""
+    distinct = list(dict.fromkeys(changes))
+    if not distinct:
+        return "read again"
+    named = [
+        f"{c.kind} list read again"
+        if c.event == LISTED
+        else f"{c.event.lower()} {c.kind} {escape(c.name)}"
+        for c in distinct[:NAMED]
+    ]
+    more = len(distinct) - NAMED
+    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
