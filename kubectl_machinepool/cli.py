@@ -43,6 +43,10 @@ COMMANDS = {
         "kubectl_machinepool.commands.metadata:diff_metadata_command",
         "Show where each label and annotation of the pool template did or did not arrive.",
     ),
+    "events": (
+        "kubectl_machinepool.commands.events:events_command",
+        "Show the Events of MachinePools and everything they are made of, on one timeline.",
+    ),
     "rollout": (
         "kubectl_machinepool.commands.rollout:rollout_group",
         "Follow a MachinePool rollout until every instance runs what the pool asks for.",

@@ -7,10 +7,12 @@ pool and Cluster. Problems are plain phrases for the reader; diagnose turns them
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
+from kubectl_machinepool.events import EventRecord, about, event_record, is_event
 from kubectl_machinepool.fields import dig, mapping, text
 from kubectl_machinepool.instances import Instance, InstanceContext, pool_instances
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
@@ -67,6 +69,9 @@ class PoolDescription:
     bootstrap_unread: bool = False
     # What the infra pool's own version and image fields target (targets.py, #7248).
     version_targets: tuple[Target, ...] = ()
+    # The Events about the pool, its infra pool, bootstrap config and instances (Machines,
+    # infra machines, Nodes), repeats folded, oldest last-seen first (events.py).
+    events: tuple[EventRecord, ...] = ()
 
     @property
     def uses_machines(self) -> bool:
@@ -246,6 +251,42 @@ def _outside(
     )
 
 
+EVENTS_GROUP = "events.k8s.io"
+
+
+def _records(*sources: Iterable[RawObject] | None) -> list[EventRecord]:
+    found = []
+    for source in sources:
+        for obj in source or ():
+            record = event_record(obj) if is_event(obj) else None
+            if record is not None:
+                found.append(record)
+    return found
+
+
+def pool_objects(pool: PoolDescription) -> list[tuple[str, str, str]]:
+    """(kind, namespace, name) of everything a pool is made of, for its Events."""
+    mp = pool.pool
+    found = [("MachinePool", mp.namespace, mp.name)]
+    for ref in (mp.infrastructure_ref, mp.bootstrap_ref):
+        if ref is not None:
+            found.append((ref.kind, mp.namespace, ref.name))
+    for instance in pool.instances:
+        if instance.machine is not None:
+            found.append(("Machine", mp.namespace, instance.machine.object.name))
+        if instance.infra_machine is not None:
+            found.append((instance.infra_machine.kind, mp.namespace, instance.infra_machine.name))
+        if instance.node is not None:
+            found.append(("Node", "", instance.node.name))
+    return found
+
+
+def _with_events(pool: PoolDescription, records: list[EventRecord]) -> PoolDescription:
+    if not records:
+        return pool
+    return replace(pool, events=tuple(about(records, pool_objects(pool))))
+
+
 def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:
     """Every selected MachinePool, grouped under its Cluster, ordered by namespace and name."""
     by_cluster: dict[tuple[str, str], list[RawObject]] = {}
@@ -266,13 +307,20 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
     clusters = []
     existing = existing_pools(snapshot)
     groups = groups_by_cluster(snapshot)
+    management_events = _records(
+        snapshot.of_kind("", "Event"), snapshot.of_kind(EVENTS_GROUP, "Event")
+    )
     for (namespace, name), raws in sorted(by_cluster.items()):
         workload = snapshot.nodes_for(namespace, name)
         nodes = _node_states(workload)
         cluster_raw = snapshot.find(CAPI_GROUP, "Cluster", namespace, name)
         paused = dig(cluster_raw, "spec", "paused") is True
+        records = management_events + _records(workload.events if workload else None)
         pools = sorted(
-            (describe_pool(raw, snapshot, nodes, now, paused) for raw in raws),
+            (
+                _with_events(describe_pool(raw, snapshot, nodes, now, paused), records)
+                for raw in raws
+            ),
             key=lambda p: p.pool.name,
         )
         clusters.append(

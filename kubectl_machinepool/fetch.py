@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from kubectl_machinepool.changes import Watched
 
 NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
+EVENTS = Resource("", "v1", "Event", "events")
+# Events of Nodes are recorded in whichever namespace their reporter chose ("default" for the
+# kubelet): read in every namespace, only those about Nodes.
+NODE_EVENTS = "involvedObject.kind=Node"
 SECRETS = Resource("", "v1", "Secret", "secrets")
 PODS = Resource("", "v1", "Pod", "pods")
 BUDGETS = Resource("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
@@ -348,6 +352,27 @@ def _listed_in(outcome: _Outcome, api_version: str) -> bool:
     return not outcome.objects or outcome.objects[0].get("apiVersion") == api_version
 
 
+# Events about other kinds (Pods, Services, ...) are not kept: the timeline is the pools'.
+_EVENT_KINDS_SKIPPED = frozenset({"Pod", "Service", "Endpoints", "ConfigMap", "Secret"})
+
+
+def _events(reads: _Reads, namespace: str | None) -> _Outcome:
+    """The Events in scope, but those about kinds no pool has. As kubectl describe, Events
+    that cannot be read are left out without a note (the kind is unread, so JSON can tell)."""
+    try:
+        found = reads.kube.list_of(EVENTS, namespace, _pool_event, managed_fields=False)
+    except MachinePoolError:
+        reads.unread.append(("", "Event"))
+        found = []
+    return _Outcome("", "Event", "events are not shown", [e for e in found if e is not None])
+
+
+def _pool_event(obj: RawObject) -> RawObject | None:
+    about = obj.get("involvedObject")
+    kind = about.get("kind") if isinstance(about, dict) else None
+    return None if kind in _EVENT_KINDS_SKIPPED else obj
+
+
 def _secret_kubeconfig(kube: Kube, namespace: str, cluster: str) -> object:
     name = f"{cluster}-kubeconfig"
     secret = kube.request("GET", f"/api/v1/namespaces/{namespace}/secrets/{name}")
@@ -432,13 +457,23 @@ def workload_nodes(
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
             states = workload.list_of(NODES, None, node_state, managed_fields=False)
             token_secrets = _token_secrets(workload) if tokens else None
+            events = _node_events(workload)
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
         return WorkloadNodes(namespace, cluster, None, note, unreachable=unreachable)
     return WorkloadNodes(
-        namespace, cluster, None, token_secrets=token_secrets, states=tuple(states)
+        namespace, cluster, None, token_secrets=token_secrets, states=tuple(states), events=events
     )
+
+
+def _node_events(workload: Kube) -> tuple[RawObject, ...] | None:
+    """The workload cluster's Events about Nodes, if readable (None: not shown)."""
+    try:
+        found = workload.list(EVENTS, None, field_selector=NODE_EVENTS, managed_fields=False)
+    except MachinePoolError:
+        return None
+    return tuple(found)
 
 
 def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str | None]:
@@ -523,9 +558,13 @@ def read_description(
         )
     infra_refs = _template_refs(pools, "infrastructureRef")
     instances.start(infra_refs)
-    bootstrap = reads.kinds(
-        _template_refs(pools, "bootstrap"), namespace, "bootstrap configs are not shown"
-    )
+    # The bootstrap configs, and the Events about the pools' objects (as describe shows them).
+    bootstrap = [
+        *reads.kinds(
+            _template_refs(pools, "bootstrap"), namespace, "bootstrap configs are not shown"
+        ),
+        *([reads.spawn(partial(_events, reads, namespace))] if pools else []),
+    ]
     extras = _rule_reads(reads, namespace, infra_refs) if diagnosis and (pools or named) else []
     if meanwhile is not None:
         meanwhile()
@@ -580,6 +619,7 @@ def watched(
     override: str | None,
     timeout: float | None,
     instances: bool = True,
+    events: bool = False,
 ) -> list[Watched]:
     """What a followed view watches, read from what it showed: the MachinePools, their infra
     pool kinds, the Machines and infra machine kinds when there are any (and instances is
@@ -603,6 +643,8 @@ def watched(
     for group, kind in sorted(kinds | machine_kinds):
         with contextlib.suppress(MachinePoolError):
             found.append(Watched(kube, kube.resource(group, kind), namespace))
+    if events:
+        found.append(Watched(kube, EVENTS, namespace))
     for ns, cluster in sorted(set(node_clusters)):
         with contextlib.suppress(MachinePoolError):
             found.append(Watched(workload_kube(kube, ns, cluster, override, timeout), NODES, None))

@@ -131,6 +131,7 @@ def follow_description(
     show: Callable[[Loaded, tuple[Change, ...]], None],
     warn: Callable[[str], None],
     clock: Callable[[], datetime],
+    events: bool = False,
 ) -> None:
     """describe -w and diagnose -w: the pools described, and again on each change (until
     Ctrl-C). What is watched is what the view showed (fetch.watched)."""
@@ -140,7 +141,7 @@ def follow_description(
         return load_description(access, Source(), pools, clock(), None, report_extras=report_extras)
 
     def watches(kube: Kube, loaded: Loaded) -> list[Watched]:
-        return description_watches(kube, loaded, access, pools)
+        return description_watches(kube, loaded, access, pools, events=events)
 
     def shown(loaded: Loaded, changes: tuple[Change, ...]) -> bool:
         show(loaded, changes)
@@ -150,10 +151,10 @@ def follow_description(
 
 
 def description_watches(
-    kube: Kube, loaded: Loaded, access: AccessOptions, pools: PoolScope
+    kube: Kube, loaded: Loaded, access: AccessOptions, pools: PoolScope, *, events: bool = False
 ) -> list[Watched]:
     """What a followed description watches: what it showed, the Nodes of the Clusters whose
-    Nodes it read included."""
+    Nodes it read included (and the namespace's Events, for events -w)."""
     clusters = [(c.namespace, c.name) for c in loaded.description.clusters if c.nodes_read]
     return watched(
         kube,
@@ -162,6 +163,7 @@ def description_watches(
         node_clusters=clusters,
         override=pools.workload_kubeconfig,
         timeout=access.request_timeout,
+        events=events,
     )
 
 

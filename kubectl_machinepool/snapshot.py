@@ -46,6 +46,9 @@ class WorkloadNodes:
     unreachable: bool = False
     # The state of each Node, made as it was read live (the Node objects are not kept then).
     states: tuple[NodeState, ...] | None = None
+    # The workload cluster's Events about Nodes, read live; None when not read (a dump's are
+    # among its objects).
+    events: tuple[RawObject, ...] | None = None
 
     @property
     def read(self) -> bool:

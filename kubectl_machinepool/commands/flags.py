@@ -333,9 +333,11 @@ def follow_described(
     *,
     color: bool,
     report_extras: bool,
+    appended: bool = False,
 ) -> None:
     """describe -w and diagnose -w: each view drawn and shown again on each change; a note
-    (what could not be read) is warned when it first appears."""
+    (what could not be read) is warned when it first appears. appended (events -w): what is
+    drawn is only what is new, printed as it is, and the namespace's Events are watched too."""
     from kubectl_machinepool import reading
 
     warned: set[str] = set()
@@ -346,9 +348,19 @@ def follow_described(
             if note not in warned:
                 warned.add(note)
                 env.warn(note)
-        shown_again(env, drawn(loaded), changes, first=first[0], color=color)
+        text = drawn(loaded)
+        if appended:
+            env.out(text, nl=False)
+        else:
+            shown_again(env, text, changes, first=first[0], color=color)
         first[0] = False
 
     reading.follow_description(
-        access, pools, report_extras=report_extras, show=show, warn=env.warn, clock=env.now
+        access,
+        pools,
+        report_extras=report_extras,
+        show=show,
+        warn=env.warn,
+        clock=env.now,
+        events=appended,
     )

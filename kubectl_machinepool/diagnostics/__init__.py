@@ -6,7 +6,9 @@ Each rule (R1-R25, after the upstream bug it detects) has one or more codes (MP0
 
 from __future__ import annotations
 
-from kubectl_machinepool.description import Description
+from dataclasses import replace
+
+from kubectl_machinepool.description import Description, PoolDescription
 from kubectl_machinepool.diagnostics import (
     cluster,
     infrastructure,
@@ -107,8 +109,29 @@ def diagnose(
             pool_findings += cluster.cluster_looks_healthy(
                 _CLUSTER_LOOKS_HEALTHY, pool, ctx, problems
             )
-            found += pool_findings
+            found += [with_evidence(f, pool) for f in pool_findings]
     return sorted(found, key=lambda f: (f.namespace, f.pool, -f.severity, f.code, f.subject))
+
+
+# Events listed under a finding as its evidence.
+EVIDENCE = 3
+
+
+def with_evidence(finding: Finding, pool: PoolDescription) -> Finding:
+    """The finding with the pool's Events about what it names (the pool itself, its infra pool
+    and bootstrap config when it names nothing): Warnings first, the most recent first."""
+    if not pool.events:
+        return finding
+    names = set(finding.instances) | {o.name for o in finding.objects}
+    if not names:
+        mp = pool.pool
+        refs = [r for r in (mp.infrastructure_ref, mp.bootstrap_ref) if r is not None]
+        names = {mp.name, *(r.name for r in refs)}
+    relevant = [e for e in pool.events if e.name in names]
+    relevant.sort(
+        key=lambda e: (e.type != "Warning", -(e.last.timestamp() if e.last else 0), e.reason)
+    )
+    return replace(finding, events=tuple(relevant[:EVIDENCE]))
 
 
 __all__ = [

@@ -14,6 +14,7 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from kubectl_machinepool.description import ClusterDescription, PoolDescription
+from kubectl_machinepool.events import EventRecord
 from kubectl_machinepool.fields import dig, strings, text
 from kubectl_machinepool.options import Thresholds
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot
@@ -62,6 +63,9 @@ class Finding:
     instances: tuple[str, ...] = ()
     # The objects it is about, with their uids, where a script must tell them apart.
     objects: tuple[ObjectKey, ...] = ()
+    # Events that bear it out: about the objects it names (or, naming none, about the pool
+    # and its infra pool and bootstrap config), Warnings first, the most recent first.
+    events: tuple[EventRecord, ...] = ()
 
 
 # ASCII digits, a few of them: int() of a 5000-digit tag from a dump would raise.

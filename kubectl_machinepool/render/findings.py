@@ -10,6 +10,7 @@ from kubectl_machinepool.color import Palette
 from kubectl_machinepool.description import Description
 from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thresholds
 from kubectl_machinepool.diagnostics.core import Rule
+from kubectl_machinepool.render.events import event_evidence
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
 from kubectl_machinepool.render.table import table
 from kubectl_machinepool.render.wrap import line_width, wrap
@@ -58,6 +59,8 @@ def finding_lines(
         lines += _wrapped(finding.action, INDENT + "what to do: ", INDENT + "  ", width)
         if finding.refs:
             lines += _wrapped(", ".join(finding.refs), INDENT + "refs: ", INDENT + "  ", width)
+    for event in finding.events:
+        lines += _wrapped(event_evidence(event), INDENT + "event: ", INDENT + "  ", width)
     return lines
 
 

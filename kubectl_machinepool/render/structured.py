@@ -11,6 +11,7 @@ from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.model import MachinePool, ObjectRef
 from kubectl_machinepool.outsiders import OutsideNode, OutsideNodes
+from kubectl_machinepool.render.events import event_doc
 from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.timeutil import format_time
@@ -186,6 +187,7 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
             }
             for t in pool.version_targets
         ],
+        "events": [event_doc(e) for e in pool.events],
         "bootstrapConfig": object_doc(pool.bootstrap),
         "infrastructurePool": object_doc(pool.infra),
         "deletion": {
@@ -258,6 +260,7 @@ def finding_doc(finding: Finding) -> dict[str, Any]:
         "refs": list(finding.refs),
         "instances": list(finding.instances),
         "objects": [{"kind": o.kind, "name": o.name, "uid": o.uid} for o in finding.objects],
+        "events": [event_doc(e) for e in finding.events],
     }
 
 

@@ -17,6 +17,7 @@ from kubectl_machinepool.deletion import Verdict
 from kubectl_machinepool.description import Description, PoolDescription
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.render.events import pool_events
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
@@ -347,4 +348,8 @@ def render_tree(description: Description, opts: TreeOptions) -> str:
         listed = findings_list(findings, opts.palette, width=opts.width)
         if listed:
             blocks.append(listed)
+        for pool in cluster.pools:
+            title = f"MachinePool {pool.pool.namespace}/{pool.pool.name}"
+            if events := pool_events(escape(title), pool.events, opts.now, opts.width):
+                blocks.append(events)
     return "\n".join(blocks)

@@ -46,14 +46,14 @@ def _count(logs: dict[str, Path], before: dict[str, int]) -> Counter[str]:
 def _followed(
     argv: list[str], env: dict[str, str], logs: dict[str, Path], minutes: float
 ) -> Counter[str]:
-    plugin = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    plugin = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(SETTLE)
         before = _sizes(logs)
         time.sleep(minutes * 60)
         return _count(logs, before)
     finally:
-        plugin.send_signal(signal.SIGINT)
+        plugin.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
         plugin.wait(30)
 
 

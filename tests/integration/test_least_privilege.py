@@ -188,13 +188,33 @@ def roles(mgmt: ManagementCluster) -> dict[str, Obj]:
     return install_roles(mgmt)
 
 
+def seeded_event(namespace: str, kind: str, name: str) -> Obj:
+    """An Event about one object, its message naming the object (what a probe looks for)."""
+    about = {"kind": kind, "name": name, **({"namespace": namespace} if kind != "Node" else {})}
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{name}.seeded", "namespace": namespace},
+        "involvedObject": about,
+        "type": "Normal",
+        "reason": "Seeded",
+        "message": f"seeded event about {kind} {name}",
+        "count": 1,
+        "firstTimestamp": "2026-11-29T14:00:00Z",
+        "lastTimestamp": "2026-11-29T14:00:00Z",
+        "source": {"component": "test"},
+    }
+
+
 def seed(mgmt: ManagementCluster, roles: dict[str, Obj]) -> Seeded:
     """The CAPD scenario (a pool with MachinePool Machines), the core controller's Deployment,
     and a `<cluster>-kubeconfig` Secret whose user has only the workload roles."""
     namespace = mgmt.new_namespace()
     salt = namespace.removeprefix("t-")
     objects = SCENARIOS["capd"](mgmt.generation, namespace, salt)
-    create_scenario(mgmt, [*objects, core_manager(namespace)])
+    node = f"dev-{MACHINES[1]}-{salt}"
+    events = [seeded_event(namespace, "MachinePool", POOL), seeded_event("default", "Node", node)]
+    create_scenario(mgmt, [*objects, core_manager(namespace), *events])
     seeded = Seeded(mgmt, namespace, salt)
     seeded.workload_credentials(
         roles["kubectl-machinepool-workload-reader"], roles["kubectl-machinepool-bootstrap-tokens"]
@@ -630,6 +650,7 @@ READER_PROBES: dict[Grant, Probe] = {
     ("apps", "deployments", "list"): Probe(DIAGNOSE, "cannot read Deployment objects"),
     ("", "secrets", "get"): Probe(DESCRIBE, 'secrets "dev-kubeconfig" is forbidden'),
     ("", "secrets", "list"): Probe(DIAGNOSE, "cannot read Secret objects"),
+    ("", "events", "list"): Probe(DESCRIBE, lost=f"seeded event about MachinePool {POOL}"),
 }  # fmt: skip
 # Proven by their own tests below: the contract version (CRDs), completion (namespaces) and
 # the AKS agent pools (only AKS pools need them).
@@ -654,6 +675,7 @@ WORKLOAD_PROBES: dict[Grant, Probe] = {
     ("", "pods", "list"): Probe(PLAN, "PodDisruptionBudgets were not checked: pods is forbidden"),
     ("policy", "poddisruptionbudgets", "list"): Probe(PLAN, "PodDisruptionBudgets were not checked: poddisruptionbudgets.policy is forbidden"),
     ("", "secrets", "list"): Probe(DIAGNOSE, lost=f"has no Secret kube-system/bootstrap-token-{TOKEN_ID}"),
+    ("", "events", "list"): Probe(DESCRIBE, lost="seeded event about Node dev-dev-mp-0-x7q2p"),
     # Last: it deletes a Machine for real, and --wait follows its Node.
     ("", "nodes", "get"): Probe(("delete-machine", "{spare}", "-n", "{ns}", "--yes", "--wait", "--timeout", "1m"), 'is no longer followed: nodes "dev-dev-mp-0-k9d4m', finish=True),
 }  # fmt: skip

@@ -25,6 +25,7 @@ CORE_KINDS = {
     "Namespace": ("namespaces", False),
     "Node": ("nodes", False),
     "Secret": ("secrets", True),
+    "Event": ("events", True),
     "ConfigMap": ("configmaps", True),
     "ServiceAccount": ("serviceaccounts", True),
     "Pod": ("pods", True),

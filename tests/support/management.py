@@ -160,6 +160,7 @@ def kubectl_dump(
             )
             for o in objects
             if o["kind"] != "Node"
+            and not (o["kind"] == "Event" and o["involvedObject"]["kind"] == "Node")
         }
     )
     base = [
@@ -174,6 +175,8 @@ def kubectl_dump(
     for name, args in (
         ("management", ["-n", namespace, ",".join(resources)]),
         ("nodes", ["nodes"]),
+        # The workload's Node Events live in "default" (or wherever their reporter put them).
+        ("node-events", ["events", "-A", "--field-selector", "involvedObject.kind=Node"]),
     ):
         out = subprocess.run([*base, *args], capture_output=True, text=True, check=True, timeout=60)
         path = directory / f"{name}.yaml"

@@ -686,7 +686,40 @@ def azure_vmss(generation: str, ns: str, salt: str = "", healthy: bool = False) 
                 machine_name=name,
             )
         )
+    if not healthy:
+        objects += node_events(f"vmss-workers{_suffix(salt)}-000002")
     return objects
+
+
+def node_events(node_name: str) -> list[Obj]:
+    """What the kubelet and the node lifecycle controller record when a Node's kubelet restarts
+    and the Node goes NotReady (core/v1 Events, in the namespace "default", as they write them)."""
+
+    def event(reason: str, message: str, component: str, count: int, first: str) -> Obj:
+        return {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"{node_name}.{reason.lower()}", "namespace": "default"},
+            "involvedObject": {"apiVersion": "v1", "kind": "Node", "name": node_name},
+            "type": "Normal",
+            "reason": reason,
+            "message": message,
+            "count": count,
+            "firstTimestamp": first,
+            "lastTimestamp": RECENT,
+            "source": {"component": component, "host": node_name},
+        }
+
+    return [
+        event("Starting", "Starting kubelet.", "kubelet", 2, T0),
+        event(
+            "NodeNotReady",
+            f"Node {node_name} status is now: NodeNotReady",
+            "node-controller",
+            1,
+            RECENT,
+        ),
+    ]
 
 
 def azure_image_drift(generation: str, ns: str, salt: str = "", healthy: bool = False) -> list[Obj]:
