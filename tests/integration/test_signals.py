@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,12 @@ def interrupted_write(
     arrived = proxy.arrival(held)
     running = launch(loaded.namespace, *args, "--no-wait", "--request-timeout", REQUEST_TIMEOUT)
     running.wait_for(arrived, "the held write")
+    if hold.fault is Fault.STALL_AFTER:
+        # Arrival is before forwarding: the signal must come once the server has applied it.
+        deadline = time.monotonic() + 30
+        while not any(s.upstream_status for s in proxy.log if held(s)):
+            assert time.monotonic() < deadline, "the held write never reached the server"
+            time.sleep(0.05)
     running.process.send_signal(signum)
     code, out, err = running.finish()
     left = changes(loaded.objects, loaded.snapshot(v1beta2.api, collections, created=True))

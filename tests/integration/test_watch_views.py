@@ -12,7 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import crds
+from support.controlplane import ControlPlane
 from support.faultproxy import Fault, Injection, fault_proxy
+from support.kinds import Kinds
+from support.kubeapi import KubeAPI
 from support.management import ManagementCluster, create_scenario, delete_nodes
 from support.run import Lines, run_cli, start_plugin
 from support.scenarios import SCENARIOS
@@ -108,3 +112,35 @@ def test_watching_a_dump_is_refused(capsys: pytest.CaptureFixture[str], tmp_path
     result = run_cli(capsys, "describe", "-f", str(dump), "-w")
     assert result.code == 2
     assert result.err.startswith("error: --watch follows a live cluster and cannot read a dump")
+
+
+def test_describe_w_goes_on_across_an_api_server_restart(tmp_path: Path) -> None:
+    """Its own server (the shared one stays up for the other tests): restarted while describe -w
+    follows a pool, every watch drops and the server refuses connections for a while; once it
+    is back, a Node turning Ready still shows."""
+    plane = ControlPlane()
+    try:
+        server = plane.server("restarted")
+        api = KubeAPI(server.server, server.ssl_context(), Kinds())
+        crds.install(api, crds.capi_crds("v1beta2") + crds.provider_crds())
+        cluster = ManagementCluster("v1beta2", server, api)
+        namespace = cluster.new_namespace()
+        objects = SCENARIOS["azure-vmss"]("v1beta2", namespace, namespace.removeprefix("t-"))
+        create_scenario(cluster, objects)
+        args = [
+            "describe",
+            "vmss-workers",
+            "-n",
+            namespace,
+            "--kubeconfig",
+            str(cluster.kubeconfig),
+        ]
+        with Lines(start_plugin([*args, "-w"], tmp_path)) as lines:
+            lines.until("Nodes matched 3, ready 2")
+            server.restart()
+            _node_ready(cluster, objects)
+            lines.until("Nodes matched 3, ready 3", timeout=120)
+            err = _interrupted(lines)
+        assert "Traceback" not in err
+    finally:
+        plane.stop()

@@ -198,36 +198,40 @@ class APIServer:
         write_private(pki / "apiserver.key", serving.key)
         write_private(pki / "client-ca.crt", self.client_ca.pem)
         sa_pub, sa_key = service_account_keys(pki)
-        self.process = Process(
-            f"kube-apiserver-{name}",
-            [
-                str(binaries_dir() / "kube-apiserver"),
-                f"--etcd-servers={etcd.url}",
-                f"--etcd-prefix=/registry-{name}",
-                "--bind-address=127.0.0.1",
-                f"--secure-port={self.port}",
-                "--advertise-address=127.0.0.1",
-                "--endpoint-reconciler-type=none",
-                f"--tls-cert-file={pki / 'apiserver.crt'}",
-                f"--tls-private-key-file={pki / 'apiserver.key'}",
-                f"--client-ca-file={pki / 'client-ca.crt'}",
-                f"--service-account-issuer={self.server}/",
-                f"--service-account-key-file={sa_pub}",
-                f"--service-account-signing-key-file={sa_key}",
-                "--service-cluster-ip-range=10.0.0.0/24",
-                "--authorization-mode=RBAC",
-                "--allow-privileged=true",
-                # No controllers run here by default: nothing would create service accounts, or
-                # lift the not-ready taint TaintNodesByCondition puts on every new Node.
-                f"--disable-admission-plugins={disable_admission}",
-                "--profiling=false",
-                *extra_args,  # e.g. the scale benchmark's audit log
-            ],
-            self.workdir,
-            enter,
-        )
+        self._enter = enter
+        self._argv = [
+            str(binaries_dir() / "kube-apiserver"),
+            f"--etcd-servers={etcd.url}",
+            f"--etcd-prefix=/registry-{name}",
+            "--bind-address=127.0.0.1",
+            f"--secure-port={self.port}",
+            "--advertise-address=127.0.0.1",
+            "--endpoint-reconciler-type=none",
+            f"--tls-cert-file={pki / 'apiserver.crt'}",
+            f"--tls-private-key-file={pki / 'apiserver.key'}",
+            f"--client-ca-file={pki / 'client-ca.crt'}",
+            f"--service-account-issuer={self.server}/",
+            f"--service-account-key-file={sa_pub}",
+            f"--service-account-signing-key-file={sa_key}",
+            "--service-cluster-ip-range=10.0.0.0/24",
+            "--authorization-mode=RBAC",
+            "--allow-privileged=true",
+            # No controllers run here by default: nothing would create service accounts, or
+            # lift the not-ready taint TaintNodesByCondition puts on every new Node.
+            f"--disable-admission-plugins={disable_admission}",
+            "--profiling=false",
+            *extra_args,  # e.g. the scale benchmark's audit log
+        ]
+        self.process = Process(f"kube-apiserver-{name}", self._argv, self.workdir, enter)
         self.admin = self.add_user("admin", ("system:masters",))
         _wait(f"kube-apiserver {name}", self._ready, self.process, START_TIMEOUT)
+
+    def restart(self) -> None:
+        """Stop the server and start it again on the same port, etcd and certificates: every
+        connection to it drops, and for a few seconds none is accepted."""
+        self.process.stop()
+        self.process = Process(f"kube-apiserver-{self.name}", self._argv, self.workdir, self._enter)
+        _wait(f"kube-apiserver {self.name}", self._ready, self.process, START_TIMEOUT)
 
     def ssl_context(self, user: User | None = None) -> ssl.SSLContext:
         user = user or self.admin
