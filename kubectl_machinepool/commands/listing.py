@@ -65,13 +65,13 @@ def list_command(
 
     color = env.color(output.color)
 
-    def drawn(pools: list[MachinePool], namespace: str | None, *, headers: bool = True) -> str:
+    def drawn(pools: list[MachinePool], namespace: str | None) -> str:
         view = ListView(
             pools=pools,
             now=source.now or env.now(),
             palette=Palette(color),
             all_namespaces=namespace is None,
-            no_headers=output.no_headers or not headers,
+            no_headers=output.no_headers,
         )
         return LIST_FORMATS[output.format](view)
 
@@ -110,8 +110,11 @@ def _follow(
         shown.update(((p.namespace, p.name), p) for p in pools)
         rows_only = not first[0] and not env.stdout_tty and output_format in ("table", "wide")
         if rows_only:
-            if changed:
-                env.out(drawn(changed, namespace, headers=False), nl=False, color=color)
+            # Rows cut from the whole table, so that their columns line up with the first one.
+            rows = drawn(pools, namespace).splitlines(keepends=True)[-len(pools) :]
+            fresh = [row for pool, row in zip(pools, rows, strict=False) if pool in changed]
+            if fresh:
+                env.out("".join(fresh), nl=False, color=color)
         else:
             flags.shown_again(env, drawn(pools, namespace), changes, first=first[0], color=color)
         first[0] = False

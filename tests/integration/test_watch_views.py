@@ -144,3 +144,36 @@ def test_describe_w_goes_on_across_an_api_server_restart(tmp_path: Path) -> None
         assert "Traceback" not in err
     finally:
         plane.stop()
+
+
+def test_events_w_prints_each_new_event(v1beta2, vmss, tmp_path: Path) -> None:
+    """kubectl events -w: the timeline once, then a row for an Event recorded meanwhile."""
+    namespace, _ = vmss
+    args = ["events", "vmss-workers", "-n", namespace, "--kubeconfig", str(v1beta2.kubeconfig)]
+    with Lines(start_plugin([*args, "-w"], tmp_path)) as lines:
+        first = lines.until("Starting kubelet.")
+        v1beta2.api.create(
+            {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": "vmss-workers-2.drain", "namespace": namespace},
+                "involvedObject": {
+                    "kind": "Machine",
+                    "name": "vmss-workers-2",
+                    "namespace": namespace,
+                },
+                "type": "Warning",
+                "reason": "DrainFailed",
+                "message": "Cannot evict pod as it would violate the pod's disruption budget.",
+                "count": 1,
+                "firstTimestamp": "2026-12-02T09:00:00Z",
+                "lastTimestamp": "2026-12-02T09:00:00Z",
+                "source": {"component": "machine-controller"},
+            }
+        )
+        new = lines.until("DrainFailed")
+        err = _interrupted(lines)
+    assert first[0].split()[:2] == ["LAST", "SEEN"]
+    assert "Machine/vmss-workers-2" in new[-1]
+    assert not any(line.split()[:2] == ["LAST", "SEEN"] for line in new[len(first) :])
+    assert "Traceback" not in err
