@@ -147,6 +147,9 @@ class Provider:
     model_condition: str | None = None
     # The infra machine's flag (a dotted path) that says it runs the pool's latest model.
     latest_model_field: str | None = None
+    # The label the managed service puts on each Node naming the image it runs (shown by
+    # rollout status as evidence, not compared: the target image is not in the pool's objects).
+    node_image_label: str | None = None
     # Fields that name the Kubernetes release the pool rolls to, besides the MachinePool's.
     version_fields: tuple[VersionField, ...] = ()
     # The object the provider keeps the cloud's side in, with version fields of its own.
@@ -164,6 +167,7 @@ class Provider:
     autoscaler_scale_in: str | None = None
 
 
+AKS_NODE_IMAGE = "kubernetes.azure.com/node-image-version"
 _REPLACED = "the instance is drained and deleted, then the provider creates a replacement"
 _ANNOTATED_FIRST = "the annotated Machine is removed first"
 _OCI_NO_OP = InstanceDeletion(
@@ -232,6 +236,7 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         image_fields=("spec.awsLaunchTemplate.ami.id", "spec.amiVersion", "spec.amiType"),
         failure_domain_field="spec.availabilityZones",
+        node_image_label="eks.amazonaws.com/nodegroup-image",
     ),
     Provider(
         INFRA_GROUP,
@@ -251,6 +256,7 @@ PROVIDERS: tuple[Provider, ...] = (
         None,
         companion=_aks_agent_pool("infra-pool"),
         failure_domain_field="spec.availabilityZones",
+        node_image_label=AKS_NODE_IMAGE,
     ),
     # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
     # the reconcile when its orchestratorVersion is not the MachinePool's
@@ -269,6 +275,7 @@ PROVIDERS: tuple[Provider, ...] = (
             ),
         ),
         companion=_aks_agent_pool("embedded"),
+        node_image_label=AKS_NODE_IMAGE,
     ),
     Provider(
         INFRA_GROUP,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.description import PoolDescription
-from kubectl_machinepool.fields import dig, integer, items, mapping
+from kubectl_machinepool.fields import dig, integer, items, mapping, text
 from kubectl_machinepool.instances import Instance, same_version
 from kubectl_machinepool.providers import Provider, infra_pool
 from kubectl_machinepool.snapshot import RawObject, Snapshot
@@ -44,6 +44,9 @@ class Target:
     # "Kind field=value" of the infra pool's version and image fields.
     infra_fields: tuple[str, ...]
     bootstrap: str | None  # "Kind name (generation N)"
+    # status.versions (Cluster API v1.14+): kubelet versions and how many instances run each,
+    # as the MachinePool controller last counted them; shown, never judged by (it can be stale).
+    counted: tuple[tuple[str, int], ...]
     generation: int | None
     observed_generation: int | None
     infra_generation: int | None
@@ -117,6 +120,9 @@ def _instance(
             state = OLD
         elif state == UNKNOWN:
             state = UP_TO_DATE
+    image = provider.node_image_label if provider else None
+    if image and node is not None and node.labels.get(image):
+        evidence.append(f"image {node.labels[image]}")
     deleting = any(
         o is not None and o.deleting_since is not None
         for o in (machine.object if machine else None, infra, node)
@@ -130,6 +136,15 @@ def _instance(
         node is not None and node.ready is True,
         deleting,
     )
+
+
+def _counted(raw: RawObject | None) -> tuple[tuple[str, int], ...]:
+    found = []
+    for entry in items(dig(raw, "status", "versions")):
+        version, replicas = text(entry.get("version")), integer(entry.get("replicas"))
+        if version and replicas is not None:
+            found.append((version, replicas))
+    return tuple(found)
 
 
 def _generation(raw: RawObject | None) -> tuple[int | None, int | None]:
@@ -206,6 +221,7 @@ def pool_rollout(
         if boot is None
         else f"{boot.kind} {boot.name}"
         + (f" (generation {boot_generation})" if boot_generation is not None else ""),
+        _counted(raw_pool),
         mp.generation,
         mp.observed_generation,
         *_generation(raw_infra),

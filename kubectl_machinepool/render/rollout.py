@@ -57,6 +57,9 @@ def block(report: Report, width: int | None = None) -> str:
         lines.append(f"{_pool(rollout)} (Cluster {escape(rollout.cluster)})")
         field("Target:", _target(rollout))
         field("Instances:", _counts(rollout))
+        if rollout.target.counted:
+            counted = ", ".join(f"{escape(v)} ({n})" for v, n in rollout.target.counted)
+            field("Counted:", f"{counted}, as Cluster API last counted them (status.versions)")
         behind = [i for i in rollout.instances if i.state != UP_TO_DATE or i.deleting]
         for instance in behind[:LISTED_INSTANCES]:
             evidence = "; ".join(escape(e) for e in instance.evidence)
@@ -123,6 +126,7 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
             "version": t.version,
             "infraFields": list(t.infra_fields),
             "bootstrap": t.bootstrap,
+            "statusVersions": [{"version": v, "replicas": n} for v, n in t.counted],
             "generation": t.generation,
             "observedGeneration": t.observed_generation,
             "infraGeneration": t.infra_generation,

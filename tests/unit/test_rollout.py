@@ -12,7 +12,9 @@ from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
 from kubectl_machinepool.description import describe
+from kubectl_machinepool.render.rollout import block
 from kubectl_machinepool.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout, pool_rollout
+from kubectl_machinepool.rolloutstatus import Report
 from kubectl_machinepool.selector import Selection
 from kubectl_machinepool.timeutil import parse_time
 
@@ -161,3 +163,24 @@ def test_every_scenario_adds_up(name: str, generation: str) -> None:
         assert sum(rollout.count(s) for s in (UP_TO_DATE, OLD, UNKNOWN)) == len(rollout.instances)
         assert all(i.evidence for i in rollout.instances)
         assert not (rollout.done and rollout.stuck)
+
+
+@GENERATIONS
+def test_a_managed_node_s_image_label_is_evidence(generation: str) -> None:
+    objects = _objects("eks-managed", generation)
+    for node in _of(objects, "Node"):
+        node["metadata"]["labels"]["eks.amazonaws.com/nodegroup-image"] = "ami-0123456789abcdef0"
+    rollout = _rollouts(objects)["eks-default"]
+    assert all(i.evidence[-1] == "image ami-0123456789abcdef0" for i in rollout.instances)
+    assert rollout.done  # shown, not judged: the target image is not in the pool's objects
+
+
+def test_status_versions_are_shown_as_counted_never_judged() -> None:
+    objects = _objects("azure-vmss", "v1beta2", healthy=True)
+    pool = _of(objects, "MachinePool")[0]
+    pool["status"]["versions"] = [{"version": "v1.32.9", "replicas": 3}]  # stale
+    rollout = _rollouts(objects)["vmss-workers"]
+    assert rollout.target.counted == (("v1.32.9", 3),)
+    assert rollout.done  # the Nodes say v1.33.4
+    text = block(Report((rollout,), (), NOW))
+    assert "Counted:      v1.32.9 (3), as Cluster API last counted them (status.versions)" in text
