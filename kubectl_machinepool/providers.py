@@ -147,6 +147,10 @@ class Provider:
     model_condition: str | None = None
     # The infra machine's flag (a dotted path) that says it runs the pool's latest model.
     latest_model_field: str | None = None
+    # Where the infra pool says which model (launch template version) new instances get: shown
+    # by rollout status (CAPA keeps no per-instance model; its status.instances[].version is
+    # never filled in, pkg/cloud/scope/machinepool.go UpdateInstanceStatuses).
+    model_version_field: str | None = None
     # The label the managed service puts on each Node naming the image it runs (shown by
     # rollout status as evidence, not compared: the target image is not in the pool's objects).
     node_image_label: str | None = None
@@ -220,6 +224,7 @@ PROVIDERS: tuple[Provider, ...] = (
         failure_domain_field="spec.availabilityZones",
         autoscaler_scale_in="CAPA ignores cluster.x-k8s.io/delete-machine: on scale-down the ASG "
         "terminates an arbitrary instance, undrained",
+        model_version_field="status.launchTemplateVersion",
     ),
     Provider(
         INFRA_GROUP,
@@ -236,6 +241,7 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         image_fields=("spec.awsLaunchTemplate.ami.id", "spec.amiVersion", "spec.amiType"),
         failure_domain_field="spec.availabilityZones",
+        model_version_field="status.launchTemplateVersion",
         node_image_label="eks.amazonaws.com/nodegroup-image",
     ),
     Provider(

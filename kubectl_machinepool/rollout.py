@@ -214,9 +214,12 @@ def pool_rollout(
     boot = mp.bootstrap_ref
     raw_boot = snapshot.find(boot.api_group, boot.kind, mp.namespace, boot.name) if boot else None
     boot_generation = integer(dig(raw_boot, "metadata", "generation"))
+    model = provider.model_version_field if provider else None
+    model_value = text(dig(raw_infra, *model.split("."))) if model else None
     target = Target(
         version,
-        tuple(f"{t.kind} {t.field}={t.value}" for t in pool.version_targets),
+        tuple(f"{t.kind} {t.field}={t.value}" for t in pool.version_targets)
+        + ((f"{ref.kind} {model}={model_value}",) if ref and model and model_value else ()),
         None
         if boot is None
         else f"{boot.kind} {boot.name}"

@@ -184,3 +184,12 @@ def test_status_versions_are_shown_as_counted_never_judged() -> None:
     assert rollout.done  # the Nodes say v1.33.4
     text = block(Report((rollout,), (), NOW))
     assert "Counted:      v1.32.9 (3), as Cluster API last counted them (status.versions)" in text
+
+
+@GENERATIONS
+def test_an_asg_s_launch_template_version_is_part_of_the_target(generation: str) -> None:
+    objects = _objects("aws-asg", generation)
+    infra = next(o for o in objects if o["kind"] == "AWSMachinePool")
+    infra["status"]["launchTemplateVersion"] = "7"
+    rollout = _rollouts(objects)["asg-workers"]
+    assert "AWSMachinePool status.launchTemplateVersion=7" in rollout.target.infra_fields
