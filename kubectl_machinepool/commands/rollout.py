@@ -24,20 +24,25 @@ class RolloutFailed(MachinePoolError):
     """Stuck, or --timeout passed: kubectl rollout status's exit 1."""
 
 
-class KubectlBool(click.ParamType):  # type: ignore[type-arg]
-    """kubectl's booleans: -w, --watch=false, and pflag's -w=false."""
+_TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
 
-    name = "boolean"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> bool:
-        if isinstance(value, bool):
-            return value
-        word = str(value).removeprefix("=").strip().lower()
-        if word in ("true", "t", "1"):
-            return True
-        if word not in ("false", "f", "0"):
-            self.fail(f"{value!r} is not true or false", param, ctx)
-        return False
+class KubectlBoolFlags(click.Command):
+    """pflag's booleans: -w alone, or with its value attached (-w=false, --watch=0); a value
+    after a space is an argument, as kubectl takes it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, [_spelled(arg) for arg in args])
+
+
+def _spelled(arg: str) -> str:
+    flag, equals, value = arg.partition("=")
+    if not equals or flag not in ("-w", "--watch"):
+        return arg
+    word = value.strip().lower()
+    if word not in _TRUE + _FALSE:
+        raise UsageError(f"invalid value {value!r} for {flag}", hint="true or false")
+    return "--watch" if word in _TRUE else "--no-watch"
 
 
 @click.group("rollout", context_settings=CONTEXT_SETTINGS)
@@ -50,17 +55,14 @@ def rollout_group() -> None:
     """
 
 
-@rollout_group.command("status", context_settings=CONTEXT_SETTINGS)
+@rollout_group.command("status", cls=KubectlBoolFlags, context_settings=CONTEXT_SETTINGS)
 @flags.pools("Follow")
 @click.option(
+    "--watch/--no-watch",
     "-w",
-    "--watch",
-    type=KubectlBool(),
     default=True,
-    is_flag=False,
-    flag_value=True,
     show_default=True,
-    help="Wait until the rollout ends; -w=false reports once",
+    help="Wait until the rollout ends; -w=false (or --no-watch) reports once",
 )
 @click.option(
     "--timeout",

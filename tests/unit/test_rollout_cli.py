@@ -109,3 +109,27 @@ def test_readme_shows_what_the_command_prints(capsys: pytest.CaptureFixture[str]
         capsys, "rollout", "status", "-f", str(EXAMPLES / "azure-image-drift.yaml"), "--now", NOW
     )
     assert blocks == [shown.out, stuck.err]
+
+
+def test_w_takes_no_value_after_a_space(capsys: pytest.CaptureFixture[str]) -> None:
+    """As pflag's booleans: `-w NAME` is the flag and a pool name, not a value for -w."""
+    dump = str(EXAMPLES / "eks-managed.yaml")
+    result = run_cli(capsys, "rollout", "status", "-w", "eks-default", "-f", dump)
+    assert result.code == 0, result.err
+    assert "eks-default" in result.out
+
+
+@pytest.mark.parametrize(
+    ("given", "spelled"),
+    [("-w=false", "--no-watch"), ("--watch=0", "--no-watch"), ("-w=true", "--watch"), ("-w", "-w")],
+)
+def test_attached_values_become_the_flag_pair(given: str, spelled: str) -> None:
+    from kubectl_machinepool.commands.rollout import _spelled
+
+    assert _spelled(given) == spelled
+
+
+def test_a_value_that_is_not_a_boolean_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(capsys, "rollout", "status", "x", "-w=maybe")
+    assert result.code == 2
+    assert result.err.startswith("error: invalid value 'maybe' for -w")
