@@ -1,0 +1,306 @@
+"""An export: what offline mode reads, as files for a support ticket or a CI artifact.
+
+An export is a Snapshot written down: `manifest.yaml` (kind MachinePoolExport: when it was
+captured, the versions, the scope, what could not be read and why, which file holds which
+workload cluster), `management.yaml` (a List of the management cluster's objects) and one
+`workload-N.yaml` per Cluster (a List of its Nodes and Node Events). Read back, it is the same
+Snapshot, so describe, diagnose and diff-metadata answer as they did at capture time.
+
+Pure: documents in, documents out. Files are bundlefiles.py's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.fields import dig, flag, items, mapping, strings, text
+from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes
+from kubectl_machinepool.timeutil import format_time, parse_time
+
+API_VERSION = "kubectl-machinepool/v1alpha1"
+MANIFEST_KIND = "MachinePoolExport"
+MANIFEST = "manifest.yaml"
+MANAGEMENT = "management.yaml"
+# Cluster names are not file names (they are someone else's text): workloads are numbered.
+WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.yaml")
+
+REMOVED = "<removed by kubectl-machinepool export>"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# Values that hold credentials wherever they appear: kubeadm's inline files and user
+# passwords, cloud-init user data, bootstrap tokens. Nothing offline mode shows reads them,
+# but a bootstrap token's id, which the token rule names.
+_CREDENTIAL_KEYS = frozenset({"content", "passwd", "password", "userData", "customData"})
+_TOKEN_KEY = "token"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What was asked for, as the manifest records it."""
+
+    namespace: str | None
+    names: tuple[str, ...] = ()
+    cluster: str | None = None
+    selector: str | None = None
+
+
+@dataclass(frozen=True)
+class Versions:
+    plugin: str
+    capi: str | None
+    capi_source: str
+
+
+def _without_credentials(value: Any) -> tuple[Any, bool]:
+    """A copy with credential values replaced, and whether any was."""
+    if isinstance(value, list):
+        pairs = [_without_credentials(v) for v in value]
+        return [v for v, _ in pairs], any(changed for _, changed in pairs)
+    if not isinstance(value, dict):
+        return value, False
+    copy: dict[str, Any] = {}
+    changed = False
+    for key, child in value.items():
+        if key in _CREDENTIAL_KEYS and isinstance(child, str) and child:
+            copy[key], changed = REMOVED, True
+        elif key == _TOKEN_KEY and isinstance(child, str) and child:
+            # kubeadm's "<id>.<secret>": the id names the token's Secret, the secret is the key.
+            token_id, dot, _ = child.partition(".")
+            copy[key], changed = (f"{token_id}.{REMOVED}" if dot else REMOVED), True
+        elif key == "env" and isinstance(child, list):
+            copy[key] = [_env_var(v) for v in child]
+            changed = changed or any(isinstance(v, dict) and "value" in v for v in child)
+        else:
+            copy[key], inner = _without_credentials(child)
+            changed = changed or inner
+    return copy, changed
+
+
+def _env_var(var: Any) -> Any:
+    if isinstance(var, dict) and "value" in var:
+        return {**var, "value": REMOVED}
+    return var
+
+
+def exported_object(obj: RawObject) -> RawObject:
+    """What an export keeps of an object: Secrets as metadata only, credentials never, and no
+    last-applied copy of what was removed."""
+    if obj.get("kind") == "Secret" and obj.get("apiVersion") == "v1":
+        meta = dict(mapping(obj.get("metadata")))
+        meta.pop("annotations", None)
+        kept = {"apiVersion": "v1", "kind": "Secret", "metadata": meta}
+        if isinstance(obj.get("type"), str):
+            kept["type"] = obj["type"]
+        return kept
+    copy, changed = _without_credentials(obj)
+    annotations = dig(copy, "metadata", "annotations")
+    if changed and isinstance(annotations, dict) and LAST_APPLIED in annotations:
+        annotations[LAST_APPLIED] = REMOVED
+    result: RawObject = copy
+    return result
+
+
+def _object_list(objects: Iterable[RawObject]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "List", "items": [exported_object(o) for o in objects]}
+
+
+def documents_of(
+    snapshot: Snapshot, *, captured: datetime, scope: Scope, versions: Versions
+) -> dict[str, dict[str, Any]]:
+    """The export's documents by file name."""
+    files: dict[str, dict[str, Any]] = {MANAGEMENT: _object_list(snapshot.objects)}
+    workloads = []
+    for index, workload in enumerate(snapshot.workloads, start=1):
+        entry: dict[str, Any] = {
+            "namespace": workload.namespace,
+            "cluster": workload.cluster,
+            "file": None,
+            "note": workload.note,
+            "unreachable": workload.unreachable,
+            "tokenSecrets": None
+            if workload.token_secrets is None
+            else list(workload.token_secrets),
+            "eventsRead": workload.events is not None,
+        }
+        if workload.read:
+            entry["file"] = f"workload-{index}.yaml"
+            files[entry["file"]] = _object_list([*(workload.nodes or ()), *(workload.events or ())])
+        workloads.append(entry)
+    manifest = {
+        "apiVersion": API_VERSION,
+        "kind": MANIFEST_KIND,
+        "metadata": {"name": "export"},
+        "capturedAt": format_time(captured),
+        "pluginVersion": versions.plugin,
+        "clusterAPIVersion": versions.capi,
+        "clusterAPIVersionSource": versions.capi_source,
+        "scope": {
+            "namespace": scope.namespace,
+            "names": list(scope.names),
+            "cluster": scope.cluster,
+            "selector": scope.selector,
+        },
+        "notes": list(snapshot.notes),
+        # Which of the notes only reads for rules gave: describe does not say them.
+        "ruleNotes": list(snapshot.extra_notes),
+        "unread": [{"group": g, "kind": k} for g, k in snapshot.unread],
+        "unreadNotes": [{"group": g, "kind": k, "note": n} for g, k, n in snapshot.unread_notes],
+        "secretsScope": snapshot.secrets_scope,
+        "workloads": workloads,
+        "redacted": False,
+    }
+    return {MANIFEST: manifest, **files}
+
+
+# -- redaction ---------------------------------------------------------------------------------
+
+
+def _strings_to_redact(
+    documents: dict[str, dict[str, Any]], patterns: Sequence[re.Pattern[str]]
+) -> set[str]:
+    """The texts the patterns match in names, namespaces and label and annotation values."""
+    found: set[str] = set()
+    for name, document in documents.items():
+        if name == MANIFEST:
+            continue
+        for obj in items(document.get("items")):
+            meta = mapping(obj.get("metadata"))
+            values = [text(meta.get("name")), text(meta.get("namespace"))]
+            for key in ("labels", "annotations"):
+                values += [v for v in mapping(meta.get(key)).values() if isinstance(v, str)]
+            for value in values:
+                for pattern in patterns:
+                    found.update(m.group(0) for m in pattern.finditer(value or "") if m.group(0))
+    return found
+
+
+def _replaced(value: Any, swap: re.Pattern[str], tokens: dict[str, str]) -> Any:
+    """Every string value with each redacted text swapped for its token; keys, apiVersions and
+    kinds as they are, so that the objects still parse and refer to each other."""
+    if isinstance(value, str):
+        return swap.sub(lambda m: tokens[m.group(0)], value)
+    if isinstance(value, list):
+        return [_replaced(v, swap, tokens) for v in value]
+    if isinstance(value, dict):
+        return {
+            k: v if k in ("apiVersion", "kind") else _replaced(v, swap, tokens)
+            for k, v in value.items()
+        }
+    return value
+
+
+def redacted(
+    documents: dict[str, dict[str, Any]], patterns: Sequence[re.Pattern[str]]
+) -> dict[str, dict[str, Any]]:
+    """The documents with every text the patterns match (in a name, a namespace, a label or
+    annotation value) replaced, wherever it appears, by the same token: references still
+    join, and the texts cannot be recovered (the tokens are salted per export)."""
+    found = _strings_to_redact(documents, patterns)
+    salt = secrets.token_bytes(16)
+    tokens = {t: "redacted-" + hashlib.sha256(salt + t.encode()).hexdigest()[:10] for t in found}
+    result = dict(documents)
+    if tokens:
+        # Longest first, so that a text inside another is not swapped before it.
+        swap = re.compile("|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True)))
+        result = {name: _replaced(doc, swap, tokens) for name, doc in documents.items()}
+    result[MANIFEST] = {**result[MANIFEST], "redacted": True}
+    return result
+
+
+# -- reading back --------------------------------------------------------------------------------
+
+
+def is_manifest(obj: Any) -> bool:
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") == MANIFEST_KIND
+        and obj.get("apiVersion") == API_VERSION
+    )
+
+
+def _invalid(what: str) -> MachinePoolError:
+    return MachinePoolError(
+        f"the export's {MANIFEST} is not valid: {what}",
+        hint="export again with this version of kubectl machinepool",
+    )
+
+
+def workload_files(manifest: RawObject) -> list[str]:
+    """The workload files the manifest names (each checked to be a plain numbered name)."""
+    names = []
+    for entry in items(manifest.get("workloads")):
+        name = entry.get("file")
+        if name is None:
+            continue
+        if not isinstance(name, str) or not WORKLOAD_FILE.fullmatch(name):
+            raise _invalid(f"workload file {name!r}")
+        names.append(name)
+    return names
+
+
+def _objects(listed: dict[str, list[RawObject]], name: str) -> list[RawObject]:
+    if name not in listed:
+        raise MachinePoolError(f"the export holds no {name}", hint="export again")
+    return listed[name]
+
+
+def _workload(entry: dict[str, Any], listed: dict[str, list[RawObject]]) -> WorkloadNodes:
+    objects = _objects(listed, entry["file"]) if isinstance(entry.get("file"), str) else None
+    nodes = events = None
+    if objects is not None:
+        nodes = tuple(o for o in objects if o.get("kind") == "Node" and o.get("apiVersion") == "v1")
+        if entry.get("eventsRead") is True:
+            events = tuple(o for o in objects if o.get("kind") == "Event")
+    tokens = entry.get("tokenSecrets")
+    return WorkloadNodes(
+        text(entry.get("namespace")),
+        text(entry.get("cluster")),
+        nodes,
+        text(entry.get("note")),
+        token_secrets=None if not isinstance(tokens, list) else strings(tokens),
+        unreachable=flag(entry.get("unreachable")) is True,
+        events=events,
+    )
+
+
+def _pairs(value: Any, *keys: str) -> Iterator[tuple[str, ...]]:
+    for entry in items(value):
+        found = tuple(v for k in keys if isinstance(v := entry.get(k), str))
+        if len(found) != len(keys):
+            raise _invalid(f"an entry without {', '.join(keys)}")
+        yield found
+
+
+def snapshot_of(manifest: RawObject, listed: dict[str, list[RawObject]]) -> Snapshot:
+    """The Snapshot an export holds. listed: each file's objects by file name."""
+    captured = parse_time(manifest.get("capturedAt"))
+    if captured is None:
+        raise _invalid("capturedAt is not an RFC 3339 time")
+    scope = manifest.get("secretsScope")
+    if scope is not None and not isinstance(scope, str):
+        raise _invalid("secretsScope is not a string")
+    notes, rule_notes = manifest.get("notes") or [], manifest.get("ruleNotes") or []
+    for texts in (notes, rule_notes):
+        if not isinstance(texts, list) or not all(isinstance(n, str) for n in texts):
+            raise _invalid("notes are not strings")
+    unread = [(g, k) for g, k in _pairs(manifest.get("unread"), "group", "kind")]
+    unread_notes = [
+        (g, k, n) for g, k, n in _pairs(manifest.get("unreadNotes"), "group", "kind", "note")
+    ]
+    workloads = [_workload(entry, listed) for entry in items(manifest.get("workloads"))]
+    return Snapshot(
+        objects=tuple(_objects(listed, MANAGEMENT)),
+        notes=tuple(notes),
+        workloads=tuple(workloads),
+        unread=tuple(unread),
+        unread_notes=tuple(unread_notes),
+        secrets_scope=scope,
+        captured=captured,
+        extra_notes=tuple(rule_notes),
+    )
