@@ -8,6 +8,7 @@ bound, so a crafted archive cannot write anywhere, link anywhere or fill memory.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import tarfile
@@ -58,16 +59,21 @@ def check_target(path: str) -> None:
         )
 
 
-def _yaml(document: dict[str, Any]) -> bytes:
-    text: str = yaml.dump(
-        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
-    )
+def _text(name: str, document: dict[str, Any]) -> bytes:
+    """The manifest as YAML, for people; the objects as JSON, which pyyaml's representer
+    writes 40 times slower (7.4 s against 0.18 s for a 1000-instance pool)."""
+    if name == export.MANIFEST:
+        text: str = yaml.dump(
+            document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+        )
+    else:
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
     return text.encode("utf-8")
 
 
 def write(documents: dict[str, dict[str, Any]], path: str, mtime: float) -> int:
     """Write the export; the bytes written. A tarball appears whole or not at all."""
-    contents = {name: _yaml(doc) for name, doc in documents.items()}
+    contents = {name: _text(name, doc) for name, doc in documents.items()}
     try:
         if is_tarball(path):
             return _write_tarball(contents, Path(path), mtime)

@@ -51,6 +51,10 @@ COMMANDS = {
         "kubectl_machinepool.commands.rollout:rollout_group",
         "Follow a MachinePool rollout until every instance runs what the pool asks for.",
     ),
+    "export": (
+        "kubectl_machinepool.commands.export:export_command",
+        "Write what describe, diagnose and diff-metadata read, for reading offline later.",
+    ),
     "delete-machine": (
         "kubectl_machinepool.commands.delete:delete_machine_command",
         "Remove exactly one instance of a MachinePool, safely, or refuse and say why.",

@@ -17,9 +17,10 @@ from kubectl_machinepool.fields import dig, items, mapping, text
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.model import PAUSED_ANNOTATION
 from kubectl_machinepool.nodedrain import drain_bound
-from kubectl_machinepool.providers import annotation_deletes
+from kubectl_machinepool.providers import annotation_deletes, infra_pool_of
 from kubectl_machinepool.snapshot import RawObject, group_of
 from kubectl_machinepool.writes import Access, Write
+from kubectl_machinepool.zones import delete_balance
 
 
 def _owned_by_machine(infra_machine: RawObject | None, machine: RawObject) -> bool:
@@ -271,6 +272,24 @@ def _rollout_check(target: Target) -> list[Check]:
     return []
 
 
+def _zone_check(target: Target, request: Request) -> list[Check]:
+    """How the delete changes the pool's zone balance (cluster-api#4063), and what the
+    provider does about it."""
+    pool = target.pool
+    if pool.zones is None:
+        return []
+    balance = delete_balance(
+        pool.zones,
+        target.instance,
+        infra_pool_of(pool.infra),
+        target.infra_pool_raw,
+        replacing=request.mode is Mode.REPLACE,
+    )
+    if balance is None:
+        return []
+    return [Check(Level.WARNING if balance.worse else Level.OK, balance.message)]
+
+
 def _drain_checks(target: Target, request: Request, disruption: Disruption) -> list[Check]:
     configured = drain_bound(target.machine_raw)
     limit_seconds = request.drain_timeout.total_seconds() if request.drain_timeout else configured
@@ -378,6 +397,8 @@ def plan_deletion(
     checks += _paused_or_deleting(target)
     checks += _replica_checks(target, request)
     checks += _rollout_check(target)
+    if target.pool.deletion.verdict is not Verdict.NOT_SUPPORTED:
+        checks += _zone_check(target, request)
     if target.instance.machine is not None:
         checks += _drain_checks(target, request, disruption)
     checks += _permission_checks(writes, permissions)

@@ -14,6 +14,8 @@ from datetime import datetime, timedelta
 from kubectl_machinepool.deletion import DeletionVerdict, pool_deletion_verdict
 from kubectl_machinepool.events import EventRecord, about, event_record, is_event
 from kubectl_machinepool.fields import dig, mapping, text
+from kubectl_machinepool.healthchecks import KIND as HEALTH_CHECK
+from kubectl_machinepool.healthchecks import PoolHealthCheck, health_checks, pool_health_checks
 from kubectl_machinepool.instances import Instance, InstanceContext, pool_instances
 from kubectl_machinepool.model import PAUSED_ANNOTATION, MachinePool, machine_pool
 from kubectl_machinepool.outsiders import (
@@ -35,6 +37,7 @@ from kubectl_machinepool.states import (
     object_state,
 )
 from kubectl_machinepool.targets import Target, companion_name, infra_targets
+from kubectl_machinepool.zones import PoolZones, pool_zones
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,12 @@ class PoolDescription:
     # The Events about the pool, its infra pool, bootstrap config and instances (Machines,
     # infra machines, Nodes), repeats folded, oldest last-seen first (events.py).
     events: tuple[EventRecord, ...] = ()
+    # The MachineHealthChecks that select the pool's Machines or its template's labels
+    # (healthchecks.py); None when they could not be read.
+    health_checks: tuple[PoolHealthCheck, ...] | None = None
+    # The pool's Nodes per zone against the zones its provider spreads it over (zones.py);
+    # None when the Nodes were not read.
+    zones: PoolZones | None = None
 
     @property
     def uses_machines(self) -> bool:
@@ -103,6 +112,11 @@ class Description:
     clusters: tuple[ClusterDescription, ...]
     now: datetime
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def all_notes(self) -> tuple[str, ...]:
+        """What could not be read, for the user: one warning each, the Nodes' included."""
+        return (*self.notes, *(c.nodes_note for c in self.clusters if c.nodes_note))
 
 
 # -- instances --------------------------------------------------------------------------------
@@ -184,6 +198,9 @@ def describe_pool(
     )
     instances = pool_instances(pool, infra, snapshot, nodes, ctx)
     machines = sum(1 for i in instances if i.machine) if uses_machines else None
+    checks = None
+    if snapshot.was_read(CAPI_GROUP, HEALTH_CHECK):
+        checks = pool_health_checks(raw, pool, instances, health_checks(snapshot))
     return PoolDescription(
         pool=pool,
         bootstrap=object_state(boot_raw) if boot_raw else None,
@@ -203,6 +220,8 @@ def describe_pool(
         version_targets=infra_targets(
             provider, infra_raw, _companion(provider, infra_raw, snapshot)
         ),
+        health_checks=checks,
+        zones=None if nodes is None else pool_zones(pool, instances, provider, infra_raw),
     )
 
 

@@ -243,7 +243,23 @@ def _last_of_each(objects: list[RawObject]) -> list[RawObject]:
     return list(latest.values())
 
 
+def objects_in(source: str, content: str) -> list[RawObject]:
+    """The objects of one file's text, within dumps' bounds."""
+    return [obj for doc in _documents(source, content) for obj in _objects(doc, source)]
+
+
 def load_dump(paths: Sequence[str], stdin: TextIO | None) -> Snapshot:
+    """The objects of -f's paths; an export (kubectl machinepool export) as it was captured."""
+    from kubectl_machinepool import bundlefiles
+
+    exports = [p for p in paths if p != "-" and bundlefiles.is_export(p)]
+    if exports:
+        if len(paths) > 1:
+            raise MachinePoolError(
+                f"{exports[0]} is an export: it is read on its own",
+                hint="pass one export per command, without other -f paths",
+            )
+        return bundlefiles.load(exports[0], objects_in)
     objects: list[RawObject] = []
     for source, content in _sources(paths, stdin):
         for doc in _documents(source, content):

@@ -85,6 +85,7 @@ class Environment(NamedTuple):
     # What the run read, referenced until the process ends: the console script exits without
     # freeing it (cli._end_process). None: nothing kept (in-process callers).
     kept: list[object] | None = None
+    stderr_tty: bool = False
 
     @classmethod
     def from_process(cls) -> Environment:
@@ -100,6 +101,7 @@ class Environment(NamedTuple):
             width=terminal_width(stdout, env),
             utf8="utf" in (getattr(stdout, "encoding", "") or "").lower(),
             kept=[],
+            stderr_tty=_tty(sys.stderr),
         )
 
     def now(self) -> datetime:
@@ -144,6 +146,16 @@ class Environment(NamedTuple):
         except BrokenPipeError:
             _discard(stream)
             raise Interrupted(ExitCode.BROKEN_PIPE) from None
+
+    def progress(self, text: str) -> None:
+        """A terminal's progress line, each one in place of the last; "" clears it."""
+        line = f"{text}..." if text else ""
+        try:
+            # Our own constants before the line, which scrub() escapes like any other text.
+            self.stderr.write(f"\r\x1b[K{scrub(line)}")
+            self.stderr.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # progress is a courtesy: a closed terminal does not stop the work
 
     def warn(self, message: str) -> None:
         self.err(f"warning: {message}")

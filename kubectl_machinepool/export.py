@@ -2,8 +2,8 @@
 
 An export is a Snapshot written down: `manifest.yaml` (kind MachinePoolExport: when it was
 captured, the versions, the scope, what could not be read and why, which file holds which
-workload cluster), `management.yaml` (a List of the management cluster's objects) and one
-`workload-N.yaml` per Cluster (a List of its Nodes and Node Events). Read back, it is the same
+workload cluster), `management.json` (a List of the management cluster's objects) and one
+`workload-N.json` per Cluster (a List of its Nodes and Node Events). Read back, it is the same
 Snapshot, so describe, diagnose and diff-metadata answer as they did at capture time.
 
 Pure: documents in, documents out. Files are bundlefiles.py's.
@@ -27,9 +27,9 @@ from kubectl_machinepool.timeutil import format_time, parse_time
 API_VERSION = "kubectl-machinepool/v1alpha1"
 MANIFEST_KIND = "MachinePoolExport"
 MANIFEST = "manifest.yaml"
-MANAGEMENT = "management.yaml"
+MANAGEMENT = "management.json"
 # Cluster names are not file names (they are someone else's text): workloads are numbered.
-WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.yaml")
+WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.json")
 
 REMOVED = "<removed by kubectl-machinepool export>"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -129,7 +129,7 @@ def documents_of(
             "eventsRead": workload.events is not None,
         }
         if workload.read:
-            entry["file"] = f"workload-{index}.yaml"
+            entry["file"] = f"workload-{index}.json"
             files[entry["file"]] = _object_list([*(workload.nodes or ()), *(workload.events or ())])
         workloads.append(entry)
     manifest = {

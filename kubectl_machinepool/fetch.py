@@ -88,6 +88,10 @@ class _Reads:
         self.unread_notes: list[tuple[str, str, str]] = []
         # Reads only rules need stay silent in describe: their absence is said by the findings.
         self.quiet = False
+        # Set while those are taken: their notes are also kept apart (an export records which
+        # they are, so that describe on it stays as silent as describe live).
+        self.extras = False
+        self.extra_notes: list[str] = []
         self._started: list[Pending[Any]] = []
 
     def spawn(self, call: Callable[[], T]) -> Pending[T]:
@@ -170,6 +174,8 @@ class _Reads:
             note += outcome.error.message
             self.notes.append(note)
             self.unread_notes.append((outcome.group, outcome.kind, note))
+            if self.extras:
+                self.extra_notes.append(note)
         self.unread.append((outcome.group, outcome.kind))
         return []
 
@@ -443,8 +449,10 @@ def workload_nodes(
     timeout: float | None,
     *,
     tokens: bool = False,
+    keep: bool = False,
 ) -> WorkloadNodes:
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override).
+    keep (export): the Node objects themselves, not their states.
 
     Each Node's state is made as it arrives and the Node itself is not kept: this LIST is often
     the last to end (a pool without Machines waits for nothing else), and making 5000 states
@@ -455,13 +463,18 @@ def workload_nodes(
 
     try:
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
-            states = workload.list_of(NODES, None, node_state, managed_fields=False)
+            if keep:
+                nodes = tuple(workload.list(NODES, None, managed_fields=False))
+            else:
+                states = workload.list_of(NODES, None, node_state, managed_fields=False)
             token_secrets = _token_secrets(workload) if tokens else None
             events = _node_events(workload)
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
         return WorkloadNodes(namespace, cluster, None, note, unreachable=unreachable)
+    if keep:
+        return WorkloadNodes(namespace, cluster, nodes, token_secrets=token_secrets, events=events)
     return WorkloadNodes(
         namespace, cluster, None, token_secrets=token_secrets, states=tuple(states), events=events
     )
@@ -486,6 +499,9 @@ def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str 
             group = text(dig(ref, "apiGroup")) or group_of(api_version)
             kinds.setdefault((group, kind), api_version.rpartition("/")[2] or None)
     return kinds
+
+
+_CHECKS = "MachineHealthChecks are not shown or judged"
 
 
 def _rule_reads(
@@ -517,6 +533,7 @@ def read_description(
     diagnosis: bool = False,
     report_extras: bool = False,
     meanwhile: Callable[[], object] | None = None,
+    keep_nodes: bool = False,
 ) -> Snapshot:
     """For `describe` and the commands after it: pools, their Clusters, provider objects, Nodes.
 
@@ -525,7 +542,8 @@ def read_description(
     scope is kept, selected or not, so a Node naming a pool that is not there is really orphaned.
     The Machines (the largest LIST) are read beside the MachinePools; after these, every LIST
     runs side by side, the workload clusters' Nodes included; meanwhile is called once they all
-    have started (the caller's own work, e.g. imports).
+    have started (the caller's own work, e.g. imports). keep_nodes (export): the Node objects
+    are kept, not only their states.
     """
     reads = _Reads(kube)
     instances = _Instances(reads, namespace)
@@ -543,7 +561,16 @@ def read_description(
     def nodes_of(key: tuple[str, str]) -> Pending[WorkloadNodes]:
         ns, name = key
         return reads.spawn(
-            partial(workload_nodes, kube, ns, name, workload_kubeconfig, timeout, tokens=diagnosis)
+            partial(
+                workload_nodes,
+                kube,
+                ns,
+                name,
+                workload_kubeconfig,
+                timeout,
+                tokens=diagnosis,
+                keep=keep_nodes,
+            )
         )
 
     workloads = {key: nodes_of(key) for key in sorted(clusters)}
@@ -558,12 +585,18 @@ def read_description(
         )
     infra_refs = _template_refs(pools, "infrastructureRef")
     instances.start(infra_refs)
-    # The bootstrap configs, and the Events about the pools' objects (as describe shows them).
+    # The bootstrap configs, and the Events about the pools' objects (as describe shows them);
+    # for describe and diagnose, the MachineHealthChecks (described per pool, judged by a rule).
     bootstrap = [
         *reads.kinds(
             _template_refs(pools, "bootstrap"), namespace, "bootstrap configs are not shown"
         ),
         *([reads.spawn(partial(_events, reads, namespace))] if pools else []),
+        *(
+            [reads.later_resource(kube.capi_resource("MachineHealthCheck"), namespace, _CHECKS)]
+            if diagnosis and pools
+            else []
+        ),
     ]
     extras = _rule_reads(reads, namespace, infra_refs) if diagnosis and (pools or named) else []
     if meanwhile is not None:
@@ -591,7 +624,7 @@ def read_description(
     objects += instances.take(infra)
     secrets_scope = None
     if diagnosis and (pools or cluster_objects):
-        reads.quiet = not report_extras
+        reads.quiet, reads.extras = not report_extras, True
         objects += reads.take(control_planes)
         objects += reads.take(extras)
         if ("", "Secret") not in reads.unread:
@@ -607,6 +640,7 @@ def read_description(
         secrets_scope,
         unread_notes=reads.unread_notes,
         made={key: made for key, made in instances.made.items() if key[1] in kept},
+        extra_notes=reads.extra_notes,
     )
 
 

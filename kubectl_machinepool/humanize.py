@@ -46,3 +46,13 @@ def human_duration(delta: timedelta) -> str:  # noqa: PLR0911 - one return per p
 
 def age(since: datetime | None, now: datetime) -> str:
     return "<unknown>" if since is None else human_duration(now - since)
+
+
+def byte_size(size: int) -> str:
+    """1536 -> 1.5 KiB, as du -h and ls -lh round."""
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")

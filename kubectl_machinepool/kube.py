@@ -44,7 +44,12 @@ METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v
 T = TypeVar("T")
 
 
-CAPI_PLURALS = {"Cluster": "clusters", "MachinePool": "machinepools", "Machine": "machines"}
+CAPI_PLURALS = {
+    "Cluster": "clusters",
+    "MachinePool": "machinepools",
+    "Machine": "machines",
+    "MachineHealthCheck": "machinehealthchecks",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ it is the top-level status.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -79,6 +79,11 @@ class MachinePool:
     observed_generation: int | None
     # spec.version of the infra pool for kinds that keep the Kubernetes version there (OKE).
     infra_version: str | None
+    # The object as read: what `list -o jsonpath` and --sort-by run on. Not part of equality,
+    # which says whether what the model shows changed (list -w).
+    raw: RawObject = field(default_factory=dict, compare=False, repr=False)
+    # The kubeconfig context a fleet view (--contexts) read it through; None for one cluster.
+    context: str | None = None
 
     @property
     def desired_version(self) -> str | None:
@@ -213,6 +218,7 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         generation=integer(meta.get("generation")),
         observed_generation=integer(status.get("observedGeneration")),
         infra_version=_infra_version(infra_ref, infra),
+        raw=pool,
     )
 
 

@@ -79,10 +79,33 @@ class AccessOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class FleetOptions:
+    """--contexts and --all-contexts: which management clusters a fleet view reads."""
+
+    contexts: tuple[str, ...] = ()
+    every: bool = False
+
+    @property
+    def asked(self) -> bool:
+        return self.every or bool(self.contexts)
+
+
+@dataclass(frozen=True, slots=True)
 class OutputOptions:
     format: str = "table"
     no_headers: bool = False
     color: ColorMode = "auto"
+    # What follows the = of -o jsonpath=…, custom-columns=… and their -file forms.
+    template: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ListOptions:
+    """list's kubectl printing flags: --sort-by, -L/--label-columns, --show-labels."""
+
+    sort_by: str = ""
+    label_columns: tuple[str, ...] = ()
+    show_labels: bool = False
 
 
 def parse_now(value: str | None) -> datetime | None:

@@ -30,7 +30,8 @@ theirs in the ASO agent pool, their companion. CAPA has no releaseVersion field:
 release is spec.amiVersion.
 
 A path is dotted from the object's root; `[]` marks a list whose every item holds the field.
-None (or an empty tuple) means the infra pool has no such field, or it was not verified.
+A zone field holds a zone, an AD number or a list of them. None (or an empty tuple) means the
+infra pool has no such field, or it was not verified.
 """
 
 from __future__ import annotations
@@ -92,6 +93,88 @@ def _capz_images(root: str) -> tuple[VersionField, ...]:
         VersionField(f"{root}.sharedGallery.version", "capz-reference-gallery", _CAPZ_POOL_TYPES),
         VersionField(f"{root}.marketplace.version", "capz-capi-offer", _CAPZ_POOL_TYPES),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneSource:
+    """Where the provider takes a pool's zones from, and what its cloud does to keep them even.
+
+    Balanced means every zone within one instance of the others, as AWS, Azure and GCP define it.
+    """
+
+    # The infra pool's own zone fields, in the provider's order of precedence.
+    fields: tuple[str, ...] = ()
+    # Fields that, when set, place instances by something whose zones the pool does not name
+    # (subnets): the zones are then not known here.
+    placed_by: tuple[str, ...] = ()
+    # Whether the MachinePool's spec.failureDomains is used when none of the fields is set.
+    failure_domains: bool = False
+    # How a Node's zone label names one of these zones: a key of zones.NAMINGS.
+    naming: str = "as-named"
+    # Where the cloud puts the instance that replaces a deleted one; None: not verified.
+    replacement: str | None = None
+    # Whether, and how, the cloud moves instances to even zones out; None: not verified.
+    rebalance: str | None = None
+    # The first of these infra pool fields that holds a boolean says whether that rebalancing
+    # is suspended.
+    rebalance_suspended: tuple[str, ...] = ()
+    # Where the behaviour above is stated.
+    source: str = ""
+
+
+_ASG_DOCS = (
+    "AWS EC2 Auto Scaling user guide: Availability Zone distribution and rebalancing activities"
+)
+
+
+def _capa_zones(
+    subnets: str, rebalance: str, source: str, suspended: tuple[str, ...] = ()
+) -> ZoneSource:
+    """CAPA places the ASG by its subnets, else its own zones, else spec.failureDomains, else the
+    cluster's private subnets (pkg/cloud/scope/shared.go)."""
+    return ZoneSource(
+        fields=("spec.availabilityZones",),
+        placed_by=(subnets,),
+        failure_domains=True,
+        replacement="the ASG launches the replacement in the zone with the fewest instances",
+        rebalance=rebalance,
+        rebalance_suspended=suspended,
+        source=source,
+    )
+
+
+_CAPZ_ZONES = ZoneSource(
+    failure_domains=True,
+    naming="numbered",
+    replacement="the VMSS adds the replacement to a zone that needs more VMs (best-effort zone "
+    "balance; strict with spec.zoneBalance)",
+    rebalance="nothing moves existing VMs: CAPZ sets no automatic zone rebalancing on the VMSS",
+    source="Azure docs: zone balancing in Virtual Machine Scale Sets; CAPZ "
+    "azure/scope/machinepool.go, azure/services/scalesets/spec.go",
+)
+
+
+def _aks_zones(field: str) -> ZoneSource:
+    return ZoneSource(
+        fields=(field,),
+        naming="numbered",
+        replacement="AKS spreads the pool's nodes over its zones",
+        source="AKS docs: availability zones (zone-spanning node pools)",
+    )
+
+
+def _oci_zones(field: str) -> ZoneSource:
+    # CAPOCI never reads spec.failureDomains; without a placement it uses every AD of the
+    # cluster. The Node label is the AD name without its tenancy prefix (OCI CCM zones.go).
+    return ZoneSource(fields=(field,), naming="numbered", source="CAPOCI exp/api/v1beta2")
+
+
+_CAPD_ZONES = ZoneSource(
+    failure_domains=True,
+    replacement="CAPD gives each new container a random failure domain",
+    rebalance="nothing evens the zones out",
+    source="CAPI dockermachinepool_backend.go, the docker backend of both kinds (v1.14.0)",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +245,8 @@ class Provider:
     openshift_version_field: str | None = None
     # Where the image is named, in the order the tool reads them.
     image_fields: tuple[str, ...] = ()
-    # A zone list of the pool's own; None: the MachinePool's spec.failureDomains (or unknown).
-    failure_domain_field: str | None = None
+    # Where the pool's zones come from; None: not verified (spec.failureDomains is assumed).
+    zones: ZoneSource | None = None
     # A provisioning state that can say Failed while status.ready is true.
     provisioning_state_field: str | None = None
     # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
@@ -206,6 +289,7 @@ PROVIDERS: tuple[Provider, ...] = (
         # CAPZ api/v1beta1/consts.go; azure/scope/machinepoolmachine.go sets the flag.
         model_condition="ScaleSetModelUpdated",
         latest_model_field="status.latestModelApplied",
+        zones=_CAPZ_ZONES,
     ),
     Provider(
         INFRA_GROUP,
@@ -221,7 +305,14 @@ PROVIDERS: tuple[Provider, ...] = (
             "CAPA ignores the annotation: the ASG termination policy picks the instance, undrained",
         ),
         image_fields=("spec.awsLaunchTemplate.ami.id",),
-        failure_domain_field="spec.availabilityZones",
+        # CAPA suspends only the processes spec.suspendProcesses names
+        # (exp/controllers/awsmachinepool_controller.go).
+        zones=_capa_zones(
+            "spec.subnets",
+            "AZRebalance then evens the zones out, launching before it terminates",
+            _ASG_DOCS,
+            ("spec.suspendProcesses.processes.azRebalance", "spec.suspendProcesses.all"),
+        ),
         autoscaler_scale_in="CAPA ignores cluster.x-k8s.io/delete-machine: on scale-down the ASG "
         "terminates an arbitrary instance, undrained",
         model_version_field="status.launchTemplateVersion",
@@ -240,7 +331,11 @@ PROVIDERS: tuple[Provider, ...] = (
             ),
         ),
         image_fields=("spec.awsLaunchTemplate.ami.id", "spec.amiVersion", "spec.amiType"),
-        failure_domain_field="spec.availabilityZones",
+        zones=_capa_zones(
+            "spec.subnetIDs",
+            "the node group's ASG evens the zones out (AZRebalance, which EKS relies on)",
+            _ASG_DOCS + "; EKS user guide: managed node update behavior",
+        ),
         model_version_field="status.launchTemplateVersion",
         node_image_label="eks.amazonaws.com/nodegroup-image",
     ),
@@ -252,7 +347,7 @@ PROVIDERS: tuple[Provider, ...] = (
         None,
         updating_condition="RosaMachinePoolUpgrading",
         openshift_version_field="spec.version",
-        failure_domain_field="spec.availabilityZone",
+        zones=ZoneSource(fields=("spec.availabilityZone",), placed_by=("spec.subnet",)),
     ),
     Provider(
         INFRA_GROUP,
@@ -261,7 +356,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "AKS agent pool",
         None,
         companion=_aks_agent_pool("infra-pool"),
-        failure_domain_field="spec.availabilityZones",
+        zones=_aks_zones("spec.availabilityZones"),
         node_image_label=AKS_NODE_IMAGE,
     ),
     # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
@@ -282,6 +377,7 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         companion=_aks_agent_pool("embedded"),
         node_image_label=AKS_NODE_IMAGE,
+        zones=_aks_zones("spec.resources[].spec.availabilityZones"),
     ),
     Provider(
         INFRA_GROUP,
@@ -298,6 +394,8 @@ PROVIDERS: tuple[Provider, ...] = (
             ),
         ),
         image_fields=("spec.image", "spec.imageFamily"),
+        # A zonal MIG: CAPG refuses more than one zone (cloud/scope/machinepool.go).
+        zones=ZoneSource(failure_domains=True),
     ),
     Provider(
         INFRA_GROUP,
@@ -308,7 +406,13 @@ PROVIDERS: tuple[Provider, ...] = (
         "GCPManagedMachinePool",
         updating_condition="GKEMachinePoolUpdating",
         image_fields=("spec.imageType",),
-        failure_domain_field="spec.nodeLocations",
+        zones=ZoneSource(
+            fields=("spec.nodeLocations",),
+            replacement="the zone's instance group recreates its own instances",
+            rebalance="GKE keeps a node count per zone: CAPG sends spec.replicas divided by the "
+            "zones (regional clusters)",
+            source="CAPG cloud/scope/managedmachinepool.go ConvertToSdkNodePool",
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -318,7 +422,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
         image_fields=("spec.instanceConfiguration.instanceSourceViaImageConfig.imageId",),
-        failure_domain_field="spec.placementDetails[].availabilityDomain",
+        zones=_oci_zones("spec.placementDetails[].availabilityDomain"),
     ),
     Provider(
         INFRA_GROUP,
@@ -337,7 +441,7 @@ PROVIDERS: tuple[Provider, ...] = (
             ),
         ),
         image_fields=("spec.nodeSourceViaImage.imageId",),
-        failure_domain_field="spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain",
+        zones=_oci_zones("spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain"),
     ),
     Provider(
         INFRA_GROUP,
@@ -346,7 +450,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "OKE virtual node pool",
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
-        failure_domain_field="spec.placementConfigs[].availabilityDomain",
+        zones=_oci_zones("spec.placementConfigs[].availabilityDomain"),
     ),
     Provider(
         INFRA_GROUP,
@@ -354,7 +458,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "Scaleway",
         "Kapsule pool",
         None,
-        failure_domain_field="spec.zone",
+        zones=ZoneSource(fields=("spec.zone",)),
     ),
     Provider(
         INFRA_GROUP,
@@ -364,6 +468,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "DevMachine",
         InstanceDeletion(True, _REPLACED, True, _ANNOTATED_FIRST),
         image_fields=("spec.backend.docker.customImage",),
+        zones=_CAPD_ZONES,
     ),
     Provider(
         INFRA_GROUP,
@@ -373,6 +478,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "DockerMachine",
         InstanceDeletion(True, _REPLACED, True, _ANNOTATED_FIRST),
         image_fields=("spec.template.customImage",),
+        zones=_CAPD_ZONES,
     ),
     Provider(
         INFRA_GROUP,

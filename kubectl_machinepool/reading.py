@@ -39,9 +39,7 @@ class Loaded:
 
     @property
     def notes(self) -> tuple[str, ...]:
-        """What could not be read, for the user: one warning each."""
-        nodes = tuple(c.nodes_note for c in self.description.clusters if c.nodes_note)
-        return (*self.description.notes, *nodes)
+        return self.description.all_notes
 
 
 def load_description(
@@ -60,6 +58,10 @@ def load_description(
     if source.filenames:
         namespace = access.scope(None)
         snapshot = load_dump(source.filenames, stdin)
+        if not report_extras:
+            snapshot = snapshot.without_extra_notes()
+        if source.now is None and snapshot.captured is not None:
+            now = snapshot.captured  # an export is read as at its capture
     else:
         with Kube.connect(access) as kube:
             namespace = access.scope(kube.connection.namespace)
@@ -88,7 +90,7 @@ def load_pools(
         dump = load_dump(source.filenames, stdin)
         selection = Selection(namespace, selector=access.selector)
         kept = [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
-        return Snapshot.of(kept), namespace
+        return replace(Snapshot.of(kept), captured=dump.captured), namespace
     with Kube.connect(access) as kube:
         namespace = access.scope(kube.connection.namespace)
         return read_pools(kube, namespace, access.selector), namespace
@@ -115,12 +117,16 @@ def check_found(loaded: Loaded) -> str | None:
     """kubectl's way, after printing what was found: raise naming each name that was not;
     with no names asked for and no pool matched, the "No resources found" line to print."""
     found = {p.pool.name for c in loaded.description.clusters for p in c.pools}
-    missing = [name for name in loaded.selection.names if name not in found]
+    check_names(loaded.selection.names, found, loaded.namespace)
+    return nothing_found(loaded.namespace) if not found and not loaded.selection.names else None
+
+
+def check_names(names: Sequence[str], found: set[str], namespace: str | None) -> None:
+    missing = [name for name in names if name not in found]
     if missing:
         quoted = ", ".join(f'"{name}"' for name in missing)
-        where = f' in namespace "{loaded.namespace}"' if loaded.namespace else ""
+        where = f' in namespace "{namespace}"' if namespace else ""
         raise NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
-    return nothing_found(loaded.namespace) if not found and not loaded.selection.names else None
 
 
 def follow_description(

@@ -19,8 +19,9 @@ _UNSAFE = (
     "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
 )
-# What scrub() escapes: the same less the newline.
-_UNSAFE_IN_OUTPUT = _UNSAFE.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f")
+# What scrub() escapes: the same less the newline and the tab, which lay text out and command
+# nothing (`list -o jsonpath='{"\t"}'` writes tabs, as kubectl does).
+_UNSAFE_IN_OUTPUT = _UNSAFE.replace("\x00-\x1f", "\x00-\x08\x0b-\x1f")
 # The only escape sequences this tool writes itself: colorama's red, green, yellow and reset.
 _OWN_COLOUR = "\x1b\\[(?:0|31|32|33)m"
 
@@ -53,17 +54,17 @@ def escape(text: str) -> str:
 
 
 def scrub(text: str) -> str:
-    """The last guard before a terminal, over whole output: newlines and this tool's own colour
-    codes stay; any other control character that got this far is escaped."""
+    """The last guard before a terminal, over whole output: newlines, tabs and this tool's own
+    colour codes stay; any other control character that got this far is escaped."""
     if text.isprintable() or not _pattern(_UNSAFE_IN_OUTPUT).search(text):
         return text
     own = _pattern(_OWN_COLOUR)
     kept, codes = own.split(text), own.findall(text)
-    parts = [_lines(kept[0])]
+    parts = [_controls_shown(kept[0])]
     for code, rest in zip(codes, kept[1:], strict=True):
-        parts += [code, _lines(rest)]
+        parts += [code, _controls_shown(rest)]
     return "".join(parts)
 
 
-def _lines(text: str) -> str:
-    return "\n".join(escape(line) for line in text.split("\n"))
+def _controls_shown(text: str) -> str:
+    return _pattern(_UNSAFE_IN_OUTPUT).sub(_visible, text)

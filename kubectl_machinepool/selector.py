@@ -59,6 +59,10 @@ def _holds(expression: object, labels: Mapping[str, str]) -> bool:
         return False  # the API server rejects such a selector: never matches on a guess
     raw_values = expression.get("values")
     values = {scalar(v) for v in raw_values} if isinstance(raw_values, list) else set()
+    # As metav1.LabelSelectorAsSelector: In and NotIn need values, Exists and DoesNotExist
+    # take none; a selector that breaks this is an error upstream and selects nothing.
+    if bool(values) != (operator in ("In", "NotIn")):
+        return False
     present = key in labels
     if operator in ("In", "NotIn"):
         inside = present and labels[key] in values

@@ -7,7 +7,8 @@ Everything after a Snapshot is pure: the same Snapshot built from a live cluster
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -73,6 +74,10 @@ class Snapshot:
     # Per-instance states made while their LISTs streamed in (fetch.py), not after the last
     # one: 1000 Machines and infra machines took 20 ms. Dumps have none.
     made: Made = field(default_factory=dict)
+    # An export's capture time: what ages are read against unless --now says otherwise.
+    captured: datetime | None = None
+    # Those of the notes that only reads for rules gave: describe leaves them out.
+    extra_notes: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -85,6 +90,7 @@ class Snapshot:
         *,
         unread_notes: Iterable[tuple[str, str, str]] = (),
         made: Made | None = None,
+        extra_notes: Iterable[str] = (),
     ) -> Snapshot:
         return cls(
             tuple(objects),
@@ -94,6 +100,19 @@ class Snapshot:
             tuple(unread_notes),
             secrets_scope,
             made=made or {},
+            extra_notes=tuple(extra_notes),
+        )
+
+    def without_extra_notes(self) -> Snapshot:
+        """As read by a command that runs no rule: what only rules read is unread, unsaid."""
+        if not self.extra_notes:
+            return self
+        extra = set(self.extra_notes)
+        return replace(
+            self,
+            notes=tuple(n for n in self.notes if n not in extra),
+            unread_notes=tuple(u for u in self.unread_notes if u[2] not in extra),
+            extra_notes=(),
         )
 
     def made_of(self, obj: RawObject, make: Callable[[RawObject], T]) -> T:

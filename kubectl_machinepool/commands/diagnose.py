@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import click
@@ -9,9 +11,19 @@ import click
 from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
 from kubectl_machinepool.errors import ExitCode, MachinePoolError, NotFoundError, UsageError
-from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, RuleOptions, Source
+from kubectl_machinepool.options import (
+    AccessOptions,
+    FleetOptions,
+    OutputOptions,
+    PoolScope,
+    RuleOptions,
+    Source,
+)
 
 if TYPE_CHECKING:
+    from kubectl_machinepool.diagnostics import Finding
+    from kubectl_machinepool.fleet import Read
+    from kubectl_machinepool.reading import Loaded
     from kubectl_machinepool.render.findings import DiagnosisView
 
 
@@ -32,6 +44,7 @@ _RENDERERS = ("kubectl_machinepool.render.findings", "kubectl_machinepool.render
     help="Exit with code 4 when a finding of this severity or worse exists",
 )
 @flags.watch
+@flags.fleet
 @flags.rules
 @flags.access
 @flags.source
@@ -43,6 +56,7 @@ def diagnose_command(
     pools: PoolScope,
     fail_on: str | None,
     watch: bool,
+    fleet: FleetOptions,
     rules: RuleOptions,
     access: AccessOptions,
     source: Source,
@@ -90,6 +104,16 @@ def diagnose_command(
             return text_of(view)
         return (to_json if output.format == "json" else to_yaml)(diagnosis_document(view))
 
+    if fleet.asked:
+        if watch:
+            raise UsageError("a fleet view is read once", hint="drop --watch")
+        flags.fleet_only_live(access, source)
+        views = _fleet_views(
+            env, access, fleet, pools, view_of=view_of, now=source.now or env.now()
+        )
+        _show_fleet(env, views, output.format, color)
+        _fail_on(fail_on, [f for read in views if read.value for f in read.value.findings])
+        return
     if watch:
         flags.live_only(source, "--watch")
         if fail_on:
@@ -107,13 +131,58 @@ def diagnose_command(
         write_document(diagnosis_document(view), output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)
+    _fail_on(fail_on, view.findings)
+
+
+def _fail_on(fail_on: str | None, findings: Sequence[Finding]) -> None:
     if fail_on:
         from kubectl_machinepool.diagnostics import Severity
 
         floor = Severity.WARNING if fail_on == "warning" else Severity.ERROR
-        worst = [f for f in view.findings if f.severity >= floor]
+        worst = [f for f in findings if f.severity >= floor]
         if worst:
             raise FindingsAbove(f"{len(worst)} finding(s) at or above {fail_on} (--fail-on)")
+
+
+def _fleet_views(
+    env: Environment,
+    access: AccessOptions,
+    fleet: FleetOptions,
+    pools: PoolScope,
+    *,
+    view_of: Callable[[Loaded], DiagnosisView],
+    now: datetime,
+) -> list[Read[DiagnosisView]]:
+    """Each context diagnosed; what a context could not read is warned under its name."""
+    from kubectl_machinepool import fleet as fleets
+    from kubectl_machinepool import reading
+
+    def diagnosed(at: AccessOptions) -> DiagnosisView:
+        return view_of(reading.load_description(at, Source(), pools, now, None, report_extras=True))
+
+    names = fleets.contexts(access, fleet.contexts, fleet.every)
+    views = fleets.read_each(access, names, diagnosed)
+    for read in views:
+        if read.value is None:
+            env.warn(f"context {read.context} not read: {read.error}")
+        for note in read.value.description.all_notes if read.value else ():
+            env.warn(f"context {read.context}: {note}")
+    if all(read.value is None for read in views):
+        raise MachinePoolError("no context could be read", hint="check the warnings above")
+    return views
+
+
+def _show_fleet(
+    env: Environment, views: list[Read[DiagnosisView]], output_format: str, color: bool
+) -> None:
+    from kubectl_machinepool.render import fleet as render
+
+    if output_format == "text":
+        env.out(render.diagnosis_text(views, width=env.width), nl=False, color=color)
+        return
+    from kubectl_machinepool.render.structured import write_document
+
+    write_document(render.diagnosis_fleet_document(views), output_format, env.write)
 
 
 @click.command("explain", context_settings=CONTEXT_SETTINGS)

@@ -8,11 +8,12 @@ imported for --help and for every TAB.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.shell_completion import CompletionItem
 
 from kubectl_machinepool import suggest
 from kubectl_machinepool.environment import Environment
@@ -20,6 +21,8 @@ from kubectl_machinepool.errors import UsageError
 from kubectl_machinepool.options import (
     CHUNK_SIZE,
     AccessOptions,
+    FleetOptions,
+    ListOptions,
     OutputOptions,
     PoolScope,
     RuleOptions,
@@ -31,6 +34,7 @@ from kubectl_machinepool.options import (
 
 if TYPE_CHECKING:
     from kubectl_machinepool.changes import Change
+    from kubectl_machinepool.options import ColorMode
     from kubectl_machinepool.reading import Loaded
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -149,7 +153,54 @@ color = click.option(
 )
 
 
-def output(formats: Sequence[str]) -> Decorator:
+class OutputFormat(click.ParamType[str, Any]):
+    """-o as kubectl reads it: a format's name, or a template format with its template after
+    `=` (jsonpath=TEMPLATE). A TAB offers the names, `jsonpath=` and `custom-columns=`."""
+
+    name = "format"
+
+    def __init__(self, formats: Sequence[str], templates: Mapping[str, str]) -> None:
+        self.formats = list(formats)
+        self.templates = dict(templates)
+        self.spelled = [*self.formats, *(f"{t}={what}" for t, what in self.templates.items())]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:  # noqa: ARG002
+        return "FORMAT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        name, _, template = text.partition("=")
+        if name in self.templates and not template:
+            if name.startswith("custom-columns"):
+                self.fail(f"{name} format specified but no custom columns given", param, ctx)
+            self.fail("template format specified but no template given", param, ctx)
+        if name not in self.templates and text not in self.formats:
+            self.fail(f"{text!r} is not one of {', '.join(self.spelled)}", param, ctx)
+        return text
+
+    def shell_complete(
+        self,
+        ctx: click.Context,  # noqa: ARG002
+        param: click.Parameter,  # noqa: ARG002
+        incomplete: str,
+    ) -> list[CompletionItem]:
+        offered = [*self.formats, *(f"{t}=" for t in self.templates if not t.endswith("-file"))]
+        return [CompletionItem(value) for value in offered if value.startswith(incomplete)]
+
+
+def _output(format: str, no_headers: bool, color: ColorMode) -> OutputOptions:
+    name, _, template = format.partition("=")
+    return OutputOptions(name, no_headers, color, template)
+
+
+def output(formats: Sequence[str], templates: Mapping[str, str] | None = None) -> Decorator:
+    """-o, --no-headers, --color; templates: the formats that take one (-o jsonpath=…), each
+    with what it takes (TEMPLATE, FILE)."""
+    kind: click.ParamType[Any, Any] = click.Choice(formats)
+    described = "Output format"
+    if templates:
+        kind = OutputFormat(formats, templates)
+        described += ": " + ", ".join(kind.spelled)
     return group(
         "output",
         [
@@ -157,16 +208,44 @@ def output(formats: Sequence[str]) -> Decorator:
                 "-o",
                 "--output",
                 "format",
-                type=click.Choice(list(formats)),
+                type=kind,
                 default=formats[0],
                 show_default=True,
-                help="Output format",
+                help=described,
             ),
             click.option("--no-headers", is_flag=True, help="Do not print table headers"),
             color,
         ],
-        OutputOptions,
+        _output,
     )
+
+
+def _list_printing(sort_by: str, label_columns: tuple[str, ...], show_labels: bool) -> ListOptions:
+    keys = tuple(key for value in label_columns for key in value.split(",") if key)
+    return ListOptions(sort_by, keys, show_labels)
+
+
+list_printing = group(
+    "printing",
+    [
+        click.option(
+            "--sort-by",
+            default="",
+            metavar="JSONPATH",
+            help="Sort by this field of each MachinePool, e.g. .metadata.name or "
+            ".summary.replicas.ready",
+        ),
+        click.option(
+            "-L",
+            "--label-columns",
+            multiple=True,
+            metavar="KEY[,KEY...]",
+            help="Add a column with each of these labels' values (repeatable)",
+        ),
+        click.option("--show-labels", is_flag=True, help="Add a LABELS column with every label"),
+    ],
+    _list_printing,
+)
 
 
 def _source(filenames: tuple[str, ...], now: str | None) -> Source:
@@ -286,6 +365,41 @@ def described(
     for note in loaded.notes:
         env.warn(note)
     return loaded
+
+
+def _fleet(contexts: tuple[str, ...], all_contexts: bool) -> FleetOptions:
+    names = tuple(n.strip() for value in contexts for n in value.split(","))
+    if any(not n for n in names):
+        raise UsageError(f"invalid value {','.join(contexts)!r} for --contexts", hint="NAME,NAME")
+    if names and all_contexts:
+        raise UsageError("--contexts and --all-contexts exclude each other", hint="drop one")
+    return FleetOptions(names, all_contexts)
+
+
+fleet = group(
+    "fleet",
+    [
+        click.option(
+            "--contexts",
+            multiple=True,
+            metavar="NAME,NAME",
+            shell_complete=suggest.context_values,
+            help="Read these kubeconfig contexts side by side (a fleet of management clusters)",
+        ),
+        click.option(
+            "--all-contexts", is_flag=True, help="Read every context of the kubeconfig side by side"
+        ),
+    ],
+    _fleet,
+)
+
+
+def fleet_only_live(access: AccessOptions, source: Source) -> None:
+    """What a fleet view cannot be combined with."""
+    if access.context:
+        raise UsageError("--context names one cluster; a fleet view names them with --contexts")
+    if source.filenames:
+        raise UsageError("a fleet view reads live clusters and cannot read a dump", hint="drop -f")
 
 
 watch = click.option(

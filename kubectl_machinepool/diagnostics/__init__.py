@@ -1,6 +1,6 @@
 """diagnose: every known MachinePool problem as a finding with evidence, action and references.
 
-Each rule (R1-R25, after the upstream bug it detects) has one or more codes (MP0101 is R1a);
+Each rule (R1-R27, after the upstream bug it detects) has one or more codes (MP0101 is R1a);
 `kubectl machinepool explain --list` lists them with their upstream references. Rules are pure functions over describe's model plus the raw objects.
 """
 
@@ -11,12 +11,14 @@ from dataclasses import replace
 from kubectl_machinepool.description import Description, PoolDescription
 from kubectl_machinepool.diagnostics import (
     cluster,
+    healthchecks,
     infrastructure,
     lifecycle,
     nodes,
     replicas,
     scaling,
     versions,
+    zones,
 )
 from kubectl_machinepool.diagnostics.core import (
     CapiVersion,
@@ -36,6 +38,8 @@ RULES: list[Rule] = sorted(
     + nodes.RULES
     + lifecycle.RULES
     + versions.RULES
+    + healthchecks.RULES
+    + zones.RULES
     + cluster.RULES,
     key=lambda r: r.code,
 )

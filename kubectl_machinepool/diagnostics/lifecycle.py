@@ -16,6 +16,7 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
+from kubectl_machinepool.diagnostics.healthchecks import owner_remediated
 from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.nodedrain import drain_bound
 from kubectl_machinepool.snapshot import CAPI_GROUP
@@ -201,12 +202,14 @@ def _infrastructure_lost(machine: MachineState) -> bool:
 
 
 def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    told = owner_remediated(pool)  # MP2601 names them with the health check that marked them
     marked = [
         i.machine.object.name
         for i in pool.instances
         if i.machine
         and (c := i.machine.object.conditions.get("OwnerRemediated"))
         and c.status == "False"
+        and i.machine.object.name not in told
     ]
     if marked:
         message = (
@@ -352,7 +355,8 @@ RULES = [
         "R16",
         "Unhealthy Machines nobody remediates",
         Severity.WARNING,
-        "a pool Machine has OwnerRemediated=False (set by a MachineHealthCheck)",
+        "a pool Machine has OwnerRemediated=False (set by a MachineHealthCheck) and no "
+        "MachineHealthCheck without a remediation template selects it now (MP2601 tells of those)",
         "MachineHealthCheck marks MachinePool Machines, but no controller remediates them.",
         "Replace the Machine yourself where single-Machine deletion is supported (see describe's verdict).",
         (CAPI + "11392", CAPI + "13065"),

@@ -64,7 +64,7 @@ def finding_lines(
     return lines
 
 
-def _count(findings: Sequence[Finding]) -> str:
+def count_line(findings: Sequence[Finding]) -> str:
     by = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
     parts = [
         f"{by[Severity.ERROR]} error{'s' if by[Severity.ERROR] != 1 else ''}",
@@ -100,7 +100,7 @@ def render_diagnosis(view: DiagnosisView, *, width: int | None = None) -> str:
                 out += finding_lines(finding, view.palette, width=width)
             out.append("")
     out += _heading(
-        _count(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})", width
+        count_line(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})", width
     )
     return "\n".join(out) + "\n"
 
@@ -144,8 +144,7 @@ def diagnosis_document(view: DiagnosisView) -> dict[str, Any]:
             "deleting": _seconds(view.thresholds.deleting),
             "drain": _seconds(view.thresholds.drain),
         },
-        "notes": list(view.description.notes)
-        + [c.nodes_note for c in view.description.clusters if c.nodes_note],
+        "notes": list(view.description.all_notes),
         "machinePools": pools,
         "findings": [finding_doc(f) for f in findings],
         "summary": {s.label: sum(1 for f in findings if f.severity is s) for s in Severity},

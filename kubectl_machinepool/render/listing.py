@@ -14,6 +14,10 @@ from kubectl_machinepool.render.structured import SCHEMA_VERSION, pool_summary, 
 from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 from kubectl_machinepool.safetext import escape
 
+# --show-labels' cell: every label of a pool, which no cell width bounds on a real cluster;
+# still cut, since a dump's labels are whatever the file holds and a table pads every row.
+LABELS_WIDTH = 1024
+
 
 @dataclass(frozen=True, slots=True)
 class ListView:
@@ -22,80 +26,104 @@ class ListView:
     palette: Palette
     all_namespaces: bool = False
     no_headers: bool = False
+    # -L: one column per label key, after the others; --show-labels: LABELS, the last one.
+    label_columns: tuple[str, ...] = ()
+    show_labels: bool = False
+    # A fleet view (--contexts): each context read and why not, in order; CONTEXT comes first.
+    contexts: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    header: str
+    cell: Callable[[MachinePool, ListView], str]
 
 
 def _or_none(value: object) -> str:
     return "<none>" if value is None or value == "" else clip(escape(str(value)))
 
 
-def _phase(pool: MachinePool, palette: Palette) -> str:
+def _phase(pool: MachinePool, view: ListView) -> str:
     phase = clip(escape(pool.phase or "<none>"))
     if pool.phase == "Running":
-        return palette.good(phase)
+        return view.palette.good(phase)
     if pool.phase in ("Failed", "Deleting", "Unknown"):
-        return palette.bad(phase)
-    return palette.warn(phase)
+        return view.palette.bad(phase)
+    return view.palette.warn(phase)
 
 
-def _machines(pool: MachinePool) -> str:
+def _ready(pool: MachinePool, view: ListView) -> str:
+    ready = str(pool.ready)
+    if pool.desired is not None and pool.ready != pool.desired:
+        return view.palette.warn(ready)
+    return ready
+
+
+def _machines(pool: MachinePool, _: ListView) -> str:
     return {True: "yes", False: "no", None: "<unknown>"}[pool.has_machines]
 
 
-def _list_row(pool: MachinePool, view: ListView, wide: bool) -> list[str]:
-    ready = str(pool.ready)
-    if pool.desired is not None and pool.ready != pool.desired:
-        ready = view.palette.warn(ready)
-    row = [
-        clip(escape(pool.name), NAME_WIDTH),
-        _or_none(pool.cluster),
-        "<unset>" if pool.desired is None else str(pool.desired),
-        str(pool.current),
-        ready,
-        str(pool.available),
-        _phase(pool, view.palette),
-        _or_none(pool.version),
-        _or_none(pool.infrastructure_ref and pool.infrastructure_ref.kind),
-        _machines(pool),
-        age(pool.created, view.now),
+CONTEXT = Column("CONTEXT", lambda pool, _: clip(escape(pool.context or ""), NAME_WIDTH))
+NAMESPACE = Column("NAMESPACE", lambda pool, _: clip(escape(pool.namespace), NAME_WIDTH))
+COLUMNS = (
+    Column("NAME", lambda pool, _: clip(escape(pool.name), NAME_WIDTH)),
+    Column("CLUSTER", lambda pool, _: _or_none(pool.cluster)),
+    Column("DESIRED", lambda pool, _: "<unset>" if pool.desired is None else str(pool.desired)),
+    Column("CURRENT", lambda pool, _: str(pool.current)),
+    Column("READY", _ready),
+    Column("AVAILABLE", lambda pool, _: str(pool.available)),
+    Column("PHASE", _phase),
+    Column("VERSION", lambda pool, _: _or_none(pool.version)),
+    Column("INFRA", lambda p, _: _or_none(p.infrastructure_ref and p.infrastructure_ref.kind)),
+    Column("MACHINES", _machines),
+    Column("AGE", lambda pool, view: age(pool.created, view.now)),
+)
+WIDE_COLUMNS = (
+    Column("FAILURE DOMAINS", lambda p, _: clip(escape(",".join(p.failure_domains))) or "<none>"),
+    Column("BOOTSTRAP", lambda p, _: _or_none(p.bootstrap_ref and p.bootstrap_ref.kind)),
+)
+
+
+def label_column(key: str) -> Column:
+    """-L KEY: headed, as kubectl heads it, by the key's last path segment in capitals."""
+    header = escape(key.rpartition("/")[2].upper())
+    return Column(header, lambda pool, _: clip(escape(pool.labels.get(key, "")), NAME_WIDTH))
+
+
+def _labels(pool: MachinePool, _: ListView) -> str:
+    shown = ",".join(f"{key}={value}" for key, value in sorted(pool.labels.items()))
+    return clip(escape(shown), LABELS_WIDTH) or "<none>"
+
+
+LABELS = Column("LABELS", _labels)
+
+
+def list_columns(view: ListView, wide: bool) -> list[Column]:
+    return [
+        *([CONTEXT] if view.contexts else []),
+        *([NAMESPACE] if view.all_namespaces else []),
+        *COLUMNS,
+        *(WIDE_COLUMNS if wide else ()),
+        *(label_column(key) for key in view.label_columns),
+        *([LABELS] if view.show_labels else []),
     ]
-    if wide:
-        row += [
-            clip(escape(",".join(pool.failure_domains))) or "<none>",
-            _or_none(pool.bootstrap_ref and pool.bootstrap_ref.kind),
-        ]
-    return [clip(escape(pool.namespace), NAME_WIDTH), *row] if view.all_namespaces else row
-
-
-LIST_COLUMNS = [
-    "NAME",
-    "CLUSTER",
-    "DESIRED",
-    "CURRENT",
-    "READY",
-    "AVAILABLE",
-    "PHASE",
-    "VERSION",
-    "INFRA",
-    "MACHINES",
-    "AGE",
-]
-WIDE_COLUMNS = ["FAILURE DOMAINS", "BOOTSTRAP"]
 
 
 def list_table(view: ListView, wide: bool = False) -> str:
-    headers = LIST_COLUMNS + (WIDE_COLUMNS if wide else [])
-    if view.all_namespaces:
-        headers = ["NAMESPACE", *headers]
-    rows = [_list_row(pool, view, wide) for pool in view.pools]
-    return table(headers, rows, view.no_headers)
+    columns = list_columns(view, wide)
+    rows = [[column.cell(pool, view) for column in columns] for pool in view.pools]
+    return table([column.header for column in columns], rows, view.no_headers)
 
 
 def list_document(view: ListView) -> dict[str, Any]:
-    return {
+    document = {
         "apiVersion": SCHEMA_VERSION,
         "kind": "MachinePoolSummaryList",
         "items": [pool_summary(pool) for pool in view.pools],
     }
+    if view.contexts:
+        document["contexts"] = [{"context": c, "error": e} for c, e in view.contexts]
+    return document
 
 
 def list_names(view: ListView) -> str:
@@ -109,3 +137,57 @@ LIST_FORMATS: dict[str, Callable[[ListView], str]] = {
     "yaml": lambda view: to_yaml(list_document(view)),
     "name": list_names,
 }
+
+
+# -- kubectl's JSONPath formats and --sort-by, over the MachinePools as the API gave them -----
+
+
+def template_item(pool: MachinePool) -> dict[str, Any]:
+    """A pool as templates see it: the object as read, plus the summary `-o json` prints for
+    it under `summary` (a key no MachinePool has)."""
+    return {**pool.raw, "summary": pool_summary(pool)}
+
+
+def template_list(pools: Sequence[MachinePool]) -> dict[str, Any]:
+    """What `kubectl get machinepools -o jsonpath=…` runs its template on."""
+    return {
+        "apiVersion": "v1",
+        "items": [template_item(pool) for pool in pools],
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+    }
+
+
+# The -o formats that take a template, and those among them that name a file holding it.
+TEMPLATE_FORMATS = ("jsonpath", "jsonpath-file", "custom-columns", "custom-columns-file")
+FILE_FORMATS = ("jsonpath-file", "custom-columns-file")
+
+
+def template_format(output_format: str, template: str) -> Callable[[ListView], str]:
+    """The renderer of -o jsonpath=… or custom-columns=…, its template parsed now: a wrong
+    one fails before anything is read. template: the file's content for the -file formats."""
+    if output_format.startswith("jsonpath"):
+        from kubectl_machinepool.jsonpath import parse
+
+        parsed = parse(template)
+        return lambda view: parsed.render(template_list(view.pools))
+    from kubectl_machinepool import columns
+
+    spec = (columns.from_file if output_format in FILE_FORMATS else columns.from_spec)(template)
+    return lambda view: columns.render(
+        spec, [template_item(pool) for pool in view.pools], view.no_headers
+    )
+
+
+def pool_order(sort_by: str) -> Callable[[Sequence[MachinePool]], list[MachinePool]]:
+    """--sort-by: pools in kubectl's order of what the path finds in each template item; the
+    path parsed now."""
+    from kubectl_machinepool.columns import sort_template, sorted_order
+
+    template = sort_template(sort_by)
+
+    def ordered(pools: Sequence[MachinePool]) -> list[MachinePool]:
+        items = [template_item(pool) for pool in pools]
+        return [pools[i] for i in sorted_order(items, template)]
+
+    return ordered

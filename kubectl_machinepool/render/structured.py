@@ -8,6 +8,7 @@ from typing import Any
 from kubectl_machinepool.conditions import Condition, Conditions
 from kubectl_machinepool.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.diagnostics.core import Finding
+from kubectl_machinepool.healthchecks import PoolHealthCheck, UnhealthyCondition
 from kubectl_machinepool.instances import Instance
 from kubectl_machinepool.model import MachinePool, ObjectRef
 from kubectl_machinepool.outsiders import OutsideNode, OutsideNodes
@@ -15,6 +16,7 @@ from kubectl_machinepool.render.events import event_doc
 from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
 from kubectl_machinepool.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.timeutil import format_time
+from kubectl_machinepool.zones import PoolZones
 
 SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
 
@@ -69,6 +71,8 @@ def pool_summary(pool: MachinePool) -> dict[str, Any]:
         "failureDomains": list(pool.failure_domains),
         "creationTimestamp": format_time(pool.created),
         "deletionTimestamp": format_time(pool.deleting_since),
+        # Only in a fleet view (--contexts), where it says which cluster the pool is in.
+        **({"context": pool.context} if pool.context is not None else {}),
     }
 
 
@@ -152,6 +156,72 @@ def _instance(instance: Instance) -> dict[str, Any]:
     }
 
 
+def _number(value: float | None) -> float | int | None:
+    return int(value) if value is not None and float(value).is_integer() else value
+
+
+def _unhealthy_if(conditions: tuple[UnhealthyCondition, ...]) -> list[dict[str, Any]]:
+    return [
+        {"type": c.type, "status": c.status, "timeoutSeconds": _number(c.timeout_seconds)}
+        for c in conditions
+    ]
+
+
+def _health_check(found: PoolHealthCheck) -> dict[str, Any]:
+    check, template = found.check, found.check.template
+    return {
+        "namespace": check.namespace,
+        "name": check.name,
+        "uid": check.uid,
+        "apiVersion": check.api_version,
+        "cluster": check.cluster,
+        "machines": list(found.machines),
+        "templateMatches": found.template_matches,
+        "checks": {
+            "nodeStartupTimeoutSeconds": _number(check.node_startup_seconds),
+            "unhealthyNodeConditions": _unhealthy_if(check.node_conditions),
+            "unhealthyMachineConditions": _unhealthy_if(check.machine_conditions),
+        },
+        "remediation": {
+            "unhealthyLessThanOrEqualTo": check.max_unhealthy,
+            "unhealthyInRange": check.unhealthy_range,
+            "templateRef": None
+            if template is None
+            else {"apiVersion": template.api_version, "kind": template.kind, "name": template.name},
+        },
+        "status": {
+            "expectedMachines": check.expected_machines,
+            "currentHealthy": check.current_healthy,
+            "remediationsAllowed": check.remediations_allowed,
+            "remediationAllowed": condition_doc(check.remediation_allowed),
+        },
+        "marked": [
+            {
+                "machine": m.machine,
+                "healthCheckSucceeded": condition_doc(m.health),
+                "ownerRemediated": condition_doc(m.owner_remediated),
+                "deleting": m.deleting,
+            }
+            for m in found.marked
+        ],
+    }
+
+
+def _zones(zones: PoolZones | None) -> dict[str, Any] | None:
+    if zones is None:
+        return None
+    return {
+        "expected": None if zones.expected is None else list(zones.expected),
+        "source": zones.source,
+        "perZone": [
+            {"zone": c.zone, "nodes": c.nodes, "ready": c.ready, "expected": c.expected}
+            for c in zones.counts
+        ],
+        "unlabelled": {"nodes": zones.unlabelled, "ready": zones.unlabelled_ready},
+        "skew": zones.skew,
+    }
+
+
 def _pool(pool: PoolDescription) -> dict[str, Any]:
     # Instances are made one at a time as they are written: thousands of them are most of it.
     """list's summary of the pool (the same keys, so scripts can use either), plus the detail."""
@@ -188,6 +258,10 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
             for t in pool.version_targets
         ],
         "events": [event_doc(e) for e in pool.events],
+        "zones": _zones(pool.zones),
+        "healthChecks": None
+        if pool.health_checks is None
+        else [_health_check(c) for c in pool.health_checks],
         "bootstrapConfig": object_doc(pool.bootstrap),
         "infrastructurePool": object_doc(pool.infra),
         "deletion": {

@@ -20,8 +20,10 @@ from kubectl_machinepool.humanize import human_duration
 from kubectl_machinepool.render.events import pool_events
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
+from kubectl_machinepool.render.healthchecks import check_sentence
 from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
 from kubectl_machinepool.render.wrap import line_width, visible_width, wrap
+from kubectl_machinepool.render.zones import zones_line
 from kubectl_machinepool.safetext import escape
 from kubectl_machinepool.treeview import (
     ELLIPSIS,
@@ -319,8 +321,12 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
         ("Deleting", deleting),
         ("Failure domains", ", ".join(mp.failure_domains) or "<none>"),
     ]
+    if zones := zones_line(pool.zones):
+        fields.append(("Zones", zones))
     if mp.failure:
         fields.append(("Failure", f"{mp.failure} (recorded by the controller; never cleared)"))
+    for index, check in enumerate(pool.health_checks or ()):
+        fields.append(("" if index else "Health checks", check_sentence(pool, check, opts.now)))
     fields.append(("Delete one instance", f"{VERDICT_WORDS[verdict.verdict]}: {verdict.reason}"))
     if verdict.instead:
         fields.append(("", f"instead: {verdict.instead}"))

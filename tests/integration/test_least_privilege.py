@@ -274,7 +274,9 @@ def flat(text: str) -> str:
 # -- the full roles -------------------------------------------------------------------------
 
 
-def test_reader_runs_every_read_command_without_a_note(seeded: Seeded, roles, capsys) -> None:
+def test_reader_runs_every_read_command_without_a_note(
+    seeded: Seeded, roles, capsys, tmp_path
+) -> None:
     ns = seeded.namespace
     reader = seeded.user("reader", roles[READER])
 
@@ -308,6 +310,10 @@ def test_reader_runs_every_read_command_without_a_note(seeded: Seeded, roles, ca
     # Other tests seed core Deployments too; a real cluster has one.
     assert "args of Deployment " in diff
     assert "/capi-controller-manager)" in diff
+
+    exported = ok(cli(capsys, reader, "export", "-n", ns, "-o", str(tmp_path / "e.tar.gz")))
+    assert exported.out.startswith("exported 1 MachinePool(s), ")
+    assert ok(run_cli(capsys, "describe", "-n", ns, "-f", str(tmp_path / "e.tar.gz"))).err == ""
 
     assert ok(run_cli(capsys, "explain", "MP0101")).out.startswith("MP0101")
 
@@ -602,6 +608,7 @@ def test_with_no_rights_every_command_is_a_one_line_error(
     nobody = seeded.user("nobody")
     cannot = f'User "{nobody.name}" cannot list resource "machinepools"'
     for command in (["list"], ["describe"], ["diagnose"], ["diff-metadata"],
+                    ["export", "-o", f"/tmp/never-{ns}"],
                     ["delete-machine", MACHINES[1], "--dry-run=client"]):  # fmt: skip
         one_line_error(cli(capsys, nobody, *command, "-n", ns), cannot, f'namespace "{ns}"')
     assert complete(nobody, "describe", "-n", ns, "") == []
@@ -644,6 +651,7 @@ READER_PROBES: dict[Grant, Probe] = {
     (CAPI, "machinepools", "list"): Probe(("list", "-n", "{ns}"), 'cannot list resource "machinepools"'),
     (CAPI, "clusters", "list"): Probe(DESCRIBE, "cannot read Cluster objects"),
     (CAPI, "machines", "list"): Probe(DESCRIBE, "cannot read Machine objects"),
+    (CAPI, "machinehealthchecks", "list"): Probe(DESCRIBE, "cannot read MachineHealthCheck objects, so MachineHealthChecks are not shown or judged"),
     (INFRA, "*", "list"): Probe(DESCRIBE, "cannot read DockerMachinePool objects"),
     ("bootstrap.cluster.x-k8s.io", "*", "list"): Probe(DESCRIBE, "cannot read KubeadmConfig objects"),
     ("controlplane.cluster.x-k8s.io", "*", "list"): Probe(DIAGNOSE, "cannot read KubeadmControlPlane objects"),

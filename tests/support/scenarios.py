@@ -478,8 +478,10 @@ def node(
     since: str = T0,
     machine_name: str | None = None,
     unschedulable: bool = False,
+    zone: str | None = None,
 ) -> Obj:
-    """A workload Node after the MachinePool controller matched it (its annotations are on)."""
+    """A workload Node after the MachinePool controller matched it (its annotations are on);
+    zone: the topology.kubernetes.io/zone label the cloud provider's node controller sets."""
     annotations = {
         f"{CAPI}/cluster-name": cluster_name,
         f"{CAPI}/cluster-namespace": ns,
@@ -510,7 +512,11 @@ def node(
             "name": name,
             "uid": uid("Node", "", name),
             "creationTimestamp": since,
-            "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"},
+            "labels": {
+                "kubernetes.io/hostname": name,
+                "kubernetes.io/os": "linux",
+                **({"topology.kubernetes.io/zone": zone} if zone else {}),
+            },
             "annotations": annotations,
         },
         "spec": spec,
@@ -522,6 +528,23 @@ def node(
             "nodeInfo": system_info(kubelet),
         },
     }  # fmt: skip
+
+
+def zoned(
+    *zones: str | None, label: str = "topology.kubernetes.io/zone"
+) -> Callable[[list[Obj]], None]:
+    """A change putting the Nodes in these zones, in the scenario's Node order: the label the
+    cloud provider's node controller sets (None: no zone label at all)."""
+
+    def change(objects: list[Obj]) -> None:
+        nodes = [o for o in objects if o["kind"] == "Node"]
+        for found, zone in zip(nodes, zones, strict=True):
+            labels = found["metadata"]["labels"]
+            labels.pop("topology.kubernetes.io/zone", None)
+            if zone is not None:
+                labels[label] = zone
+
+    return change
 
 
 # -- scenarios --------------------------------------------------------------------------------
@@ -580,6 +603,7 @@ def aws_asg(generation: str, ns: str, salt: str = "", healthy: bool = False) -> 
             ns,
             "prod",
             pool.name,
+            zone=f"eu-west-1{'abc'[i]}",
         )
         for i in range(3 if healthy else 2)
     ]
@@ -684,6 +708,7 @@ def azure_vmss(generation: str, ns: str, salt: str = "", healthy: bool = False) 
                 ready,
                 since=RECENT if not ok else T0,
                 machine_name=name,
+                zone=f"westeurope-{i + 1}",
             )
         )
     if not healthy:
@@ -844,7 +869,7 @@ def oci_instance_pool(generation: str, ns: str, salt: str = "") -> list[Obj]:
 
 def _managed(
     generation: str, ns: str, salt: str, shape: Shape, pool: PoolSpec, infra_spec: Obj, infra_status: Obj,
-    node_names: list[str], kubelet: str, cordoned: int | None = None,
+    node_names: list[str], kubelet: str, cordoned: int | None = None, zone: str | None = None,
 ) -> list[Obj]:  # fmt: skip
     objects = [
         cluster(generation, ns, "prod", shape),
@@ -869,6 +894,7 @@ def _managed(
                 "prod",
                 pool.name,
                 unschedulable=i == cordoned,
+                zone=zone,
             )
         )
     return objects
@@ -890,6 +916,7 @@ def eks_managed(generation: str, ns: str, salt: str = "") -> list[Obj]:
         {"eksNodegroupName": "prod_eks-default", "scaling": {"minSize": 3, "maxSize": 12}, "instanceType": "m6i.large", "amiType": "AL2023_x86_64_STANDARD"},
         {"ready": True, "replicas": 3, "conditions": [v1beta1_condition("Ready"), v1beta1_condition("EKSNodegroupReady"), v1beta1_condition("IAMNodegroupRolesReady")]},
         [f"ip-10-0-32-{n}.eu-west-1.compute.internal" for n in (11, 12, 13)], "v1.33.5-eks-3025e55",
+        zone="eu-west-1a",
     )  # fmt: skip
 
 
@@ -972,7 +999,7 @@ def scaleway_kapsule(generation: str, ns: str, salt: str = "") -> list[Obj]:
         {"zone": "fr-par-1", "nodeType": "PRO2-S", "scaling": {"autoscaling": False}, "autohealing": True},
         {"ready": True, "initialization": {"provisioned": True}, "replicas": 2,
          "conditions": [condition("Ready"), condition("PoolReady", reason="Ready"), condition("Paused", "False", "NotPaused")]},
-        [f"scw-prod-kapsule-default-{u[-4:]}" for u in uuids], "v1.33.4",
+        [f"scw-prod-kapsule-default-{u[-4:]}" for u in uuids], "v1.33.4", zone="fr-par-1",
     )  # fmt: skip
 
 

@@ -39,7 +39,11 @@ def test_subcommands_with_their_descriptions(capsys) -> None:
 @pytest.mark.parametrize(
     ("words", "expected"),
     [
-        (("list", "-o", ""), ["table", "wide", "json", "yaml", "name", ":4"]),
+        (
+            ("list", "-o", ""),
+            ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", ":4"],
+        ),
+        (("list", "-o", "js"), ["json", "jsonpath=", ":4"]),
         (("describe", "--color", "a"), ["auto", "always", ":4"]),
         (("delete-machine", "--dry-run", ""), ["none", "client", "server", ":4"]),
         (("list", "--kubeconfig", ""), [":0"]),  # the shell completes file names

@@ -13,8 +13,9 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from support.healthchecks import health_checked
 from support.objects import NOW, T0
-from support.scenarios import SCENARIOS, condition, core_manager, node
+from support.scenarios import SCENARIOS, condition, core_manager, node, zoned
 from support.snapshots import NAMESPACE
 
 from kubectl_machinepool.description import describe
@@ -550,6 +551,10 @@ def pressure_conditions_absent(unknown: bool) -> Callable[[list[Obj]], None]:
     return change
 
 
+def scaling_up(objects: list[Obj]) -> None:
+    pool(objects)["status"]["phase"] = "ScalingUp"
+
+
 def chain(*changes: Callable[[list[Obj]], Any]) -> Callable[[list[Obj]], None]:
     def change(objects: list[Obj]) -> None:
         for step in changes:
@@ -609,13 +614,15 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP2301": (("aks-managed", claiming_node, {}), ("azure-vmss", new_vmss_instance(HOUR_AGO, claimed=False), {})),
     "MP2401": (("aws-asg", many_provider_ids(1200), {}), ("aws-asg", many_provider_ids(999), {})),
     "MP2501": (("eks-managed", topology_owned, {}), ("eks-managed", None, {})),
+    "MP2601": (("azure-vmss", health_checked("vmss-workers", "prod", {"vmss-workers-2": MINUTE_AGO}), {"capi": "v1.14.2"}), ("azure-vmss", health_checked("vmss-workers", "prod", {"vmss-workers-2": MINUTE_AGO}, template=True), {"capi": "v1.14.2"})),
+    "MP2701": (("aws-asg", zoned("eu-west-1a", "eu-west-1a", "eu-west-1b"), {"healthy": True}), ("aws-asg", chain(zoned("eu-west-1a", "eu-west-1a", "eu-west-1b"), scaling_up), {"healthy": True})),
 }  # fmt: skip
 
 
 def test_every_rule_has_cases() -> None:
     assert sorted(CASES) == sorted(BY_CODE)
     known_issues = {r.rule.rstrip(string.ascii_lowercase) for r in RULES if r.rule}
-    assert known_issues == {f"R{n}" for n in range(1, 26)}
+    assert known_issues == {f"R{n}" for n in range(1, 28)}
 
 
 GENERATIONS = ["v1beta1", "v1beta2"]

@@ -151,7 +151,8 @@ def test_field_paths_are_object_paths() -> None:
             *provider.image_fields,
             *(f.path for f in provider.version_fields),
             provider.openshift_version_field,
-            provider.failure_domain_field,
+            *(provider.zones.fields + provider.zones.placed_by if provider.zones else ()),
+            *(provider.zones.rebalance_suspended if provider.zones else ()),
             provider.provisioning_state_field,
         ]
         for field in filter(None, fields):

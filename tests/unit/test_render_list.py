@@ -1,15 +1,31 @@
 from __future__ import annotations
 
 import json
+import shlex
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import yaml
 from support.objects import NOW, list_scenario
+from support.run import run_cli
 
 from kubectl_machinepool.color import Palette
+from kubectl_machinepool.commands import listing
 from kubectl_machinepool.model import machine_pools
-from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
+from kubectl_machinepool.render.listing import (
+    LABELS,
+    LIST_FORMATS,
+    TEMPLATE_FORMATS,
+    ListView,
+    label_column,
+    pool_order,
+    template_format,
+    template_item,
+)
 from kubectl_machinepool.snapshot import Snapshot
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def view(generation: str = "v1beta2", **kwargs: object) -> ListView:
@@ -64,3 +80,103 @@ def test_an_empty_list_renders_nothing_as_table() -> None:
     empty = ListView(pools=[], now=NOW, palette=Palette(False))
     assert LIST_FORMATS["table"](empty) == ""
     assert json.loads(LIST_FORMATS["json"](empty))["items"] == []
+
+
+# -- kubectl's output conventions: label columns, templates, --sort-by --------------------------
+
+
+def test_label_columns_come_after_the_others_and_labels_last(golden) -> None:
+    text = LIST_FORMATS["wide"](
+        view(label_columns=("cluster.x-k8s.io/cluster-name", "env"), show_labels=True)
+    )
+    golden("list/wide-labels.txt", text)
+    header = text.splitlines()[0].split()
+    assert header[-3:] == ["CLUSTER-NAME", "ENV", "LABELS"]
+    assert header.index("BOOTSTRAP") < header.index("CLUSTER-NAME")
+
+
+def test_labels_cell_is_every_label_sorted_or_none() -> None:
+    pool = view().pools[0]
+    labelled = replace(pool, labels={"b": "2", "a": "1\x1b]0;x\x07"})
+    cell = LABELS.cell(labelled, view())
+    assert cell == "a=1\\x1b]0;x\\x07,b=2"
+    assert LABELS.cell(replace(pool, labels={}), view()) == "<none>"
+    assert label_column("team").cell(pool, view()) == ""
+
+
+def test_templates_see_each_pool_as_read_plus_its_summary() -> None:
+    shown = view()
+    item = template_item(shown.pools[0])
+    assert {k: v for k, v in item.items() if k != "summary"} == shown.pools[0].raw
+    assert item["summary"] == json.loads(LIST_FORMATS["json"](shown))["items"][0]
+    render = template_format("jsonpath", "{.kind}:{.items[*].summary.name}")
+    assert render(shown) == "List:asg-workers gke-default pending-pool vmss-workers"
+
+
+def test_custom_columns_respect_no_headers() -> None:
+    render = template_format("custom-columns", "NAME:.metadata.name")
+    assert render(view()) == "NAME\nasg-workers\ngke-default\npending-pool\nvmss-workers\n"
+    assert render(view(no_headers=True)).splitlines() == [
+        "asg-workers",
+        "gke-default",
+        "pending-pool",
+        "vmss-workers",
+    ]
+
+
+def test_sort_by_orders_the_pools_for_every_format() -> None:
+    ordered = pool_order("{.summary.replicas.available}")(view().pools)
+    assert [pool.name for pool in ordered] == [
+        "pending-pool",
+        "asg-workers",
+        "vmss-workers",
+        "gke-default",
+    ]
+    names = LIST_FORMATS["name"](replace(view(), pools=ordered)).splitlines()
+    assert names[0] == "machinepool.cluster.x-k8s.io/pending-pool"
+
+
+def test_formats_spelled_for_help_are_the_template_renderers() -> None:
+    assert tuple(listing.TEMPLATES) == TEMPLATE_FORMATS
+
+
+def test_readme_shows_what_the_template_formats_print(capsys) -> None:
+    """README's list section: each example command's output is what the command prints."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### list: jsonpath") :]
+    section = section[: section.index("\n## ")]
+    commands = [line.strip() for line in section.splitlines() if line.startswith("    kubectl ")]
+    blocks = section.split("```\n")[1::2]
+    assert len(commands) == len(blocks) == 3
+    for command, block in zip(commands, blocks, strict=True):
+        argv = shlex.split(command)[2:]
+        argv = [str(ROOT / arg) if arg == "examples/" else arg for arg in argv]
+        result = run_cli(capsys, *argv)
+        assert (result.code, result.err, result.out) == (0, "", block), command
+
+
+def test_template_files_and_the_flag_pairs_kubectl_refuses(capsys, tmp_path: Path) -> None:
+    examples = str(ROOT / "examples")
+    template = tmp_path / "names.jsonpath"
+    template.write_text('{range .items[*]}{.metadata.name}{"\\n"}{end}')
+    spec = tmp_path / "columns.txt"
+    spec.write_text("NAME  READY\n.metadata.name  .summary.replicas.ready\n")
+    names = run_cli(capsys, "list", "-f", examples, "-o", f"jsonpath-file={template}")
+    assert (names.code, names.out) == (0, "asg-workers\neks-default\nvmss-batch\nvmss-workers\n")
+    table = run_cli(capsys, "list", "-f", examples, "-o", f"custom-columns-file={spec}")
+    assert table.out.splitlines()[:2] == ["NAME           READY", "asg-workers    2"]
+    missing = run_cli(capsys, "list", "-f", examples, "-o", f"jsonpath-file={tmp_path}/none")
+    assert missing.code == 1
+    assert missing.err.startswith(f"error: error reading template {tmp_path}/none: No such file")
+    for args, said in [
+        (["--show-labels", "-o", "name"], "--show-labels option cannot be used with name printer"),
+        (
+            ["-L", "env", "-o", "custom-columns=N:.metadata.name"],
+            "--label-columns option cannot be used with custom-columns printer",
+        ),
+    ]:
+        refused = run_cli(capsys, "list", "-f", examples, *args)
+        assert (refused.code, refused.out) == (2, "")
+        assert refused.err.splitlines()[0] == f"error: {said}"
+    ignored = run_cli(capsys, "list", "-f", examples, "-L", "env", "-o", "name")
+    assert (ignored.code, ignored.err) == (0, "")  # kubectl ignores -L outside tables

@@ -66,6 +66,9 @@ def _hostile_dump(tmp_path: Path) -> Path:
         ["diagnose"],
         ["diff-metadata"],
         ["list", "-o", "wide"],
+        ["list", "-o", "jsonpath={..}"],
+        ["list", "-o", "custom-columns=LABELS:.metadata.labels,PHASE:.status.phase"],
+        ["list", "--show-labels", "-L", "team"],
     ],
 )
 def test_no_command_writes_a_raw_control_character(tmp_path: Path, args: list[str]) -> None:

@@ -202,3 +202,17 @@ def test_the_first_request_goes_out_before_the_model_and_renderers_are_imported(
     output, modules = run_probe(env, body)
     assert output == ["asked"]
     assert "kubectl_machinepool.connection" in modules
+
+
+def test_list_loads_the_jsonpath_modules_only_for_the_formats_using_them(env) -> None:
+    dump = str(REPO / "examples" / "azure-vmss.yaml")
+    modules = ("kubectl_machinepool.columns", "kubectl_machinepool.jsonpath")
+    for argv, wanted in [
+        (["list", "-f", dump, "-o", "wide", "-L", "env", "--show-labels"], []),
+        (["list", "-f", dump, "-o", "jsonpath={.kind}"], ["kubectl_machinepool.jsonpath"]),
+        (["list", "-f", dump, "-o", "custom-columns=N:.metadata.name"], list(modules)),
+        (["list", "-f", dump, "--sort-by=.metadata.name"], list(modules)),
+    ]:
+        output, loaded_now = run_entry_point(env, "kubectl-machinepool", argv)
+        assert output, argv
+        assert loaded(loaded_now, modules) == wanted, argv

@@ -1,0 +1,190 @@
+"""The fleet view against real API servers: two management clusters (the v1.14 and v1.10 CRD
+servers) and one that does not answer, under three contexts of one kubeconfig."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support.management import ManagementCluster, create_scenario, delete_nodes
+from support.objects import NOW
+from support.run import run_cli
+from support.scenarios import SCENARIOS
+
+AT = NOW.isoformat().replace("+00:00", "Z")
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def fleet_kubeconfig(path: Path, members: dict[str, ManagementCluster]) -> Path:
+    """One kubeconfig with a context per management cluster, and "gone", which refuses."""
+    config: dict[str, Any] = {"apiVersion": "v1", "kind": "Config", "clusters": [], "users": []}
+    config["contexts"] = []
+    for context, cluster in members.items():
+        one = cluster.server.kubeconfig_dict(cluster.server.admin, context)
+        for section in ("clusters", "users"):
+            for entry in one[section]:
+                entry["name"] = f"{context}-{entry['name']}"
+                config[section].append(entry)
+        config["contexts"].append(
+            {"name": context, "context": {"cluster": f"{context}-{cluster.server.name}",
+                                          "user": f"{context}-{cluster.server.admin.name}"}}
+        )  # fmt: skip
+    gone = members[next(iter(members))].server.kubeconfig_dict(
+        next(iter(members.values())).server.admin, "gone"
+    )
+    gone["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{closed_port()}"
+    gone["clusters"][0]["name"] = "gone-cluster"
+    gone["users"][0]["name"] = "gone-user"
+    config["clusters"].append(gone["clusters"][0])
+    config["users"].append(gone["users"][0])
+    config["contexts"].append(
+        {"name": "gone", "context": {"cluster": "gone-cluster", "user": "gone-user"}}
+    )
+    config["current-context"] = next(iter(members))
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.fixture
+def fleet(control_plane, v1beta2, tmp_path) -> Iterator[tuple[str, str]]:
+    """The same namespace on both servers: an AWS pool on one, an Azure pool on the other."""
+    from support.management import management_cluster
+
+    v1beta1 = management_cluster(control_plane, "v1beta1")
+    namespace = v1beta2.new_namespace()
+    v1beta1.api.request(
+        "POST",
+        "/api/v1/namespaces",
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+    )
+    salt = namespace.removeprefix("t-")
+    made = [
+        (v1beta2, SCENARIOS["aws-asg"]("v1beta2", namespace, salt)),
+        (v1beta1, SCENARIOS["azure-vmss"]("v1beta1", namespace, salt + "b")),
+    ]
+    for cluster, objects in made:
+        create_scenario(cluster, objects)
+    config = fleet_kubeconfig(tmp_path / "fleet.yaml", {"east": v1beta2, "west": v1beta1})
+    yield namespace, str(config)
+    for cluster, objects in made:
+        delete_nodes(cluster, objects)
+
+
+def test_diagnose_reads_every_context_and_notes_the_one_that_does_not_answer(fleet, capsys) -> None:
+    namespace, config = fleet
+    args = ("-n", namespace, "--kubeconfig", config, "--now", AT)
+
+    result = run_cli(capsys, "diagnose", "--contexts", "east,west,gone", *args, "-o", "json")
+
+    assert result.code == 0
+    assert result.err.startswith("warning: context gone not read: ")
+    document = json.loads(result.out)
+    assert document["kind"] == "MachinePoolFleetDiagnosis"
+    assert [(c["context"], c["error"] is None) for c in document["contexts"]] == [
+        ("east", True),
+        ("west", True),
+        ("gone", False),
+    ]
+    # Each context's diagnosis is what diagnosing that context alone gives.
+    for entry in document["contexts"][:2]:
+        alone = run_cli(capsys, "diagnose", "--context", entry["context"], *args, "-o", "json")
+        assert entry["diagnosis"] == json.loads(alone.out)
+    pools = [p["name"] for c in document["contexts"][:2] for p in c["diagnosis"]["machinePools"]]
+    assert pools == ["asg-workers", "vmss-workers"]
+    total = sum(len(c["diagnosis"]["findings"]) for c in document["contexts"][:2])
+    assert sum(document["summary"].values()) == total > 0
+
+
+def test_fail_on_judges_the_whole_fleet_and_text_names_each_context(fleet, capsys) -> None:
+    namespace, config = fleet
+    args = ("-n", namespace, "--kubeconfig", config, "--now", AT)
+
+    text = run_cli(capsys, "diagnose", "--all-contexts", *args)
+    assert text.code == 0
+    assert "Context east\nMachinePool " in text.out
+    assert "\nContext west\nMachinePool " in text.out
+    assert "\nContext gone: not read: " in text.out
+    assert text.out.splitlines()[-1].startswith("Fleet: 2 of 3 contexts read; ")
+
+    failing = run_cli(
+        capsys,
+        "diagnose",
+        "--contexts",
+        "west",
+        "--contexts",
+        "gone",
+        *args,
+        "--fail-on",
+        "warning",
+    )
+    assert failing.code == 4
+    assert "(--fail-on)" in failing.err
+
+
+def test_a_fleet_of_unreachable_contexts_fails_and_bad_flags_are_usage_errors(
+    fleet, capsys
+) -> None:
+    namespace, config = fleet
+    args = ("-n", namespace, "--kubeconfig", config)
+
+    nothing = run_cli(capsys, "diagnose", "--contexts", "gone", *args)
+    assert nothing.code == 1
+    assert nothing.err.splitlines()[-2] == "error: no context could be read"
+
+    for flags, message in (
+        (("--contexts", "nope"), 'error: context "nope" does not exist in the kubeconfig'),
+        (("--contexts", "east", "--context", "west"), "error: --context names one cluster"),
+        (("--contexts", "east", "--all-contexts"), "error: --contexts and --all-contexts exclude"),
+        (("--contexts", "east", "-f", "-"), "error: a fleet view reads live clusters"),
+    ):
+        refused = run_cli(capsys, "diagnose", *flags, *args)
+        assert refused.code != 0, flags
+        assert refused.err.startswith(message), (flags, refused.err)
+
+
+def test_list_puts_every_context_in_one_table_and_one_document(fleet, capsys) -> None:
+    namespace, config = fleet
+    args = ("-n", namespace, "--kubeconfig", config, "--now", AT)
+
+    table = run_cli(capsys, "list", "--contexts", "west,gone,east", *args)
+    assert table.code == 0
+    assert table.err.startswith("warning: context gone not read: ")
+    lines = table.out.splitlines()
+    assert lines[0].split()[:3] == ["CONTEXT", "NAME", "CLUSTER"]
+    assert [line.split()[:2] for line in lines[1:]] == [
+        ["west", "vmss-workers"],
+        ["east", "asg-workers"],
+    ]
+    # Without the CONTEXT cell, each row is what listing that context alone prints.
+    alone = run_cli(capsys, "list", "--context", "east", *args)
+    assert lines[2].split()[1:] == alone.out.splitlines()[1].split()
+
+    document = json.loads(run_cli(capsys, "list", "--all-contexts", *args, "-o", "json").out)
+    assert [(i["context"], i["name"]) for i in document["items"]] == [
+        ("east", "asg-workers"),
+        ("west", "vmss-workers"),
+    ]
+    assert [(c["context"], c["error"] is None) for c in document["contexts"]] == [
+        ("east", True),
+        ("gone", False),
+        ("west", True),
+    ]
+    sorted_names = run_cli(
+        capsys, "list", "--all-contexts", *args, "--sort-by", ".metadata.name",
+        "-o", "jsonpath={range .items[*]}{.summary.context}/{.metadata.name} {end}",
+    )  # fmt: skip
+    assert sorted_names.out == "east/asg-workers west/vmss-workers "
+    refused = run_cli(capsys, "list", "--contexts", "east", "-w", *args)
+    assert refused.code != 0
+    assert refused.err.startswith("error: a fleet view is read once")
