@@ -2,7 +2,8 @@
 
 kubectl calls it with the words typed after `machinepool`, the last one being the word to
 complete ("" for a new word), and reads one `value<TAB>description` per line, then a cobra
-directive `:<n>`: 4 = no file names, 0 = let the shell complete file names, 16 = directories.
+directive `:<n>`: 4 = no file names, 0 = let the shell complete file names, 16 = directories,
+plus 2 = no space after the word (a value such as `jsonpath=` goes on).
 The same click completion functions serve bash, zsh and fish when kubectl-machinepool is run
 directly; here they are only formatted for kubectl.
 """
@@ -13,7 +14,7 @@ import sys
 
 from click.shell_completion import CompletionItem, ShellComplete
 
-DEFAULT, NO_FILE_COMPLETION, FILTER_DIRS = 0, 4, 16
+DEFAULT, NO_SPACE, NO_FILE_COMPLETION, FILTER_DIRS = 0, 2, 4, 16
 
 
 class KubectlComplete(ShellComplete):
@@ -41,7 +42,10 @@ class KubectlComplete(ShellComplete):
         directive = (
             DEFAULT if "file" in kinds else FILTER_DIRS if "dir" in kinds else NO_FILE_COMPLETION
         )
-        lines = [self.format_completion(i) for i in found if i.type == "plain"]
+        plain = [i for i in found if i.type == "plain"]
+        if plain and all(str(i.value).endswith("=") for i in plain):
+            directive |= NO_SPACE
+        lines = [self.format_completion(i) for i in plain]
         return "\n".join([*lines, f":{directive}"])
 
 

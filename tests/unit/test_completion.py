@@ -44,6 +44,7 @@ def test_subcommands_with_their_descriptions(capsys) -> None:
             ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns=", ":4"],
         ),
         (("list", "-o", "js"), ["json", "jsonpath=", ":4"]),
+        (("list", "-o", "jsonp"), ["jsonpath=", ":6"]),  # no space: the template goes on
         (("describe", "--color", "a"), ["auto", "always", ":4"]),
         (("delete-machine", "--dry-run", ""), ["none", "client", "server", ":4"]),
         (("list", "--kubeconfig", ""), [":0"]),  # the shell completes file names
