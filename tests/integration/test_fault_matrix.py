@@ -21,8 +21,9 @@ To stay at minutes, two kinds of configuration skip requests another one covers:
 - on azure-vmss: start at the first access review, where planning turns to permissions, the
   drain and the writes. Up to there it reads what capd reads, under other kind names; what
   sets the provider apart (the annotation alone deletes the instance) is in the writes.
-Under CI=true (and with FAULT_MATRIX_FULL=1) every index of every configuration runs; the skips
-only shorten local runs (FAULT_MATRIX_FULL=0 keeps them under CI too).
+The skips hold under CI too: they leave out only requests another configuration faults, and
+every index of every configuration took the suite past its 20 minutes on 2 cores (the matrix
+alone 565 s against 438 s). FAULT_MATRIX_FULL=1 runs every index of every configuration.
 """
 
 from __future__ import annotations
@@ -52,9 +53,7 @@ pytestmark = pytest.mark.xdist_group("fault-matrix")
 REQUEST_TIMEOUT = "1s"
 # Stalls leave a worker waiting: more workers than cores keep the cores busy meanwhile.
 WORKERS = int(os.environ.get("FAULT_MATRIX_WORKERS", "4"))
-FULL = os.environ.get(
-    "FAULT_MATRIX_FULL", "1" if os.environ.get("CI", "").lower() == "true" else ""
-) not in ("", "0")
+FULL = os.environ.get("FAULT_MATRIX_FULL", "") not in ("", "0")
 # When set, every cell's outcome is written there as JSON lines (for a report).
 RESULTS = os.environ.get("FAULT_MATRIX_RESULTS")
 DELETE_ANNOTATION = "cluster.x-k8s.io/delete-machine"

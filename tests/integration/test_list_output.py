@@ -14,12 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support.controlplane import binaries_dir
-from support.management import ManagementCluster
+from support.controlplane import ControlPlane, binaries_dir
+from support.management import ManagementCluster, management_cluster
 from support.objects import list_scenario, machine_pool
 from support.run import Lines, run_cli, start_plugin
 
 RESOURCE = "machinepools.cluster.x-k8s.io"
+GENERATIONS = ["v1beta2", "v1beta1"]
 # Per pool: labels (env is missing on gke-default; order is a number kubectl compares as a
 # quantity: 9 < 10 < 100, which no string order gives) and an annotation Go's JSON escapes.
 LABELS = {
@@ -33,10 +34,11 @@ ANNOTATIONS = {"asg-workers": {"example.com/note": "a<b & c>d \u00e9"}}
 Compare = Callable[..., tuple[str, str]]
 
 
-@pytest.fixture
-def compare(mgmt: ManagementCluster, capsys: pytest.CaptureFixture[str]) -> Compare:
-    """Four pools of varied labels, replicas and phases; compare(*args) runs `list ARGS` and
-    `kubectl get machinepools ARGS` on them and gives both standard outputs."""
+@pytest.fixture(scope="module", params=GENERATIONS)
+def pools(request: pytest.FixtureRequest, control_plane: ControlPlane) -> list[str]:
+    """Four pools of varied labels, replicas and phases, created once per generation (the tests
+    only read them): the flags that reach them."""
+    mgmt = management_cluster(control_plane, request.param)
     namespace = mgmt.new_namespace()
     objects = list_scenario(mgmt.generation, namespace)
     for obj in objects:
@@ -45,7 +47,14 @@ def compare(mgmt: ManagementCluster, capsys: pytest.CaptureFixture[str]) -> Comp
             obj["metadata"]["labels"].update(LABELS[name])
             obj["metadata"]["annotations"] = ANNOTATIONS.get(name, {})
     mgmt.create(objects)
-    config = ["--kubeconfig", str(mgmt.kubeconfig), "-n", namespace]
+    return ["--kubeconfig", str(mgmt.kubeconfig), "-n", namespace]
+
+
+@pytest.fixture
+def compare(pools: list[str], capsys: pytest.CaptureFixture[str]) -> Compare:
+    """compare(*args) runs `list ARGS` and `kubectl get machinepools ARGS` on the pools and
+    gives both standard outputs."""
+    config = pools
 
     def both(*args: str) -> tuple[str, str]:
         ours = run_cli(capsys, "list", *config, *args)

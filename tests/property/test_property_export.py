@@ -35,7 +35,7 @@ def _documents() -> dict:
 
 
 @settings(
-    max_examples=examples(150),
+    max_examples=examples(60),
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(

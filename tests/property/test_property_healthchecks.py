@@ -72,7 +72,7 @@ def _base(draw: st.DrawFn) -> tuple[list[Obj], list[Obj]]:
     return objects, targets
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(100))
 @given(st.data())
 def test_checks_broken_in_any_way_keep_every_output_whole(data: st.DataObject) -> None:
     objects, targets = _base(data.draw)

@@ -35,7 +35,7 @@ DATA = st.recursive(
 )
 
 
-@settings(max_examples=examples(1000))
+@settings(max_examples=examples(400))
 @given(TEMPLATES, DATA)
 def test_a_template_prints_text_or_says_why_not(template: str, data: Any) -> None:
     said = ""
@@ -56,7 +56,7 @@ def test_text_outside_actions_is_printed_as_it_is(text: str) -> None:
     assert parse(text).render({}) == text
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 @given(st.text(), st.sampled_from(['"', "'"]))
 def test_a_quoted_literal_prints_its_text(text: str, quote: str) -> None:
     """Any text, quoted with Go's escapes, comes back out (kubectl's scanner takes a quote
@@ -68,7 +68,7 @@ def test_a_quoted_literal_prints_its_text(text: str, quote: str) -> None:
     assert parse("{" + quote + quoted + quote + "}").render(None) == text
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 @given(
     st.lists(st.tuples(hostile_text(surrogates=True), TEMPLATES), min_size=1, max_size=3),
     st.lists(DATA, max_size=4),
@@ -85,7 +85,7 @@ def test_custom_columns_print_one_line_per_item(
     assert printed.count("\n") == len(items) + (0 if no_headers else 1)
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 @given(TEMPLATES, st.lists(DATA, max_size=6))
 def test_sort_by_orders_every_item_once_or_says_why_not(path: str, items: list[Any]) -> None:
     try:
