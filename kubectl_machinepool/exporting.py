@@ -22,7 +22,6 @@ from kubectl_machinepool.selector import Selection, selected
 
 @dataclass(frozen=True)
 class Exported:
-    path: str
     pools: int
     objects: int
     nodes: int
@@ -83,7 +82,6 @@ def export_pools(
     progress(f"writing {path}")
     size = bundlefiles.write(documents, path, captured.timestamp())
     return Exported(
-        path=path,
         pools=len(chosen),
         objects=len(snapshot.objects),
         nodes=sum(len(w.nodes or ()) for w in snapshot.workloads),
