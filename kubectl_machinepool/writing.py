@@ -1,8 +1,9 @@
 """Send a batch of writes in order, exactly as planned, and say what state a failure left.
 
 Every write carries preconditions (writes.py). A write is only "not done" when the server said
-so (a 4xx answer). After a lost reply, a timeout, a 5xx or a signal during the request, the
-object is read again and its state decides. When a write fails, the earlier ones are taken back,
+so (a 4xx answer). After a lost reply, a timeout, a 5xx or a signal during the request, the write
+may still be on its way: fencing.py makes sure it can no longer land, and then the object's state
+decides. When a write fails, the earlier ones are taken back,
 newest first, as far as each can be: a write that cannot be taken back (a scale step, a delete,
 an annotation the provider acts on at once) keeps every earlier one in place, since it was made
 on top of them. The message names every object left changed, or whose state is unknown.
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from kubectl_machinepool import fencing
 from kubectl_machinepool.errors import (
     ConflictError,
     IncompleteError,
@@ -32,10 +34,7 @@ from kubectl_machinepool.writes import (
     Write,
     changed_fields,
     definite,
-    deleted,
     identity,
-    reflected,
-    scaled,
 )
 
 Report = Callable[[str], None]
@@ -83,6 +82,10 @@ class _Run:
     lines: list[str] = field(default_factory=list)
     # The write being sent or settled, for a report cut short by a second signal.
     current: Write | None = None
+    # The object being fenced, whose fence annotation a second signal may leave behind.
+    fenced_object: ObjectRef | None = None
+    # Why the last settled write's effect is unknown.
+    why_unknown: str = ""
 
     # -- one request -----------------------------------------------------------------------
 
@@ -169,24 +172,31 @@ class _Run:
         self.relied[key] = answer
 
     def settle(self, write: Write) -> bool | None:
-        """After an unanswered write: did it take effect? None when that cannot be told."""
+        """After an unanswered write: did it take effect? None when that cannot be told.
+        The write may still be on its way: fencing.settle makes sure it can no longer land."""
         self.signals.settling = True
         if self.dry_run:
             return False  # nothing persists either way
-        try:
-            fresh = self._read(write.target)
-        except MachinePoolError:
-            return None
-        if write.verb == "delete":
-            return deleted(fresh, write.target)
-        if fresh is None or dig(fresh, "metadata", "uid") != write.target.uid:
-            return None
-        if write.subresource == "scale":
-            return scaled(write, self.relied[_key(write.target)], fresh)
-        applied = reflected(write.body or {}, fresh)
-        if applied:
+        key = _key(write.target)
+        self.fenced_object = write.target
+        settled = fencing.settle(
+            self.kube, write, self.versions[key], self.relied[key], self._timeout
+        )
+        self.fenced_object = None
+        if settled.fence_left:
+            self.warn(
+                f"{write.target.display} keeps the annotation {fencing.FENCE_ANNOTATION}, "
+                "which the tool set to stop its unanswered write; it is safe to remove"
+            )
+        fresh = settled.fresh
+        if fresh is not None and settled.effect:
             self._record(write, fresh)
-        return applied
+        elif fresh is not None and settled.fenced:
+            # Only the fence changed it since: the next write of it (an undo) relies on that.
+            self.versions[key] = text(dig(fresh, "metadata", "resourceVersion")) or ""
+            self.relied[key] = fresh
+        self.why_unknown = settled.why
+        return settled.effect
 
     # -- the whole plan --------------------------------------------------------------------
 
@@ -202,9 +212,14 @@ class _Run:
                     self.send(write)
             except Stop as stop:
                 effect = self.settle(write) if stop.sent else False
-                self._stopped(index, write, stop.signum, effect)
+                self._stopped(index, write, stop.signum, effect, stop.sent)
             except MachinePoolError as err:
                 effect = False if definite(err) else self.settle(write)
+                if effect is False and not definite(err):
+                    err = err.restated(
+                        f"no answer ({err.message}); read back, it did not take effect, "
+                        "and it can no longer land"
+                    )
                 if effect is not True:
                     self._failed(index, write, err, effect)
                 self.warn(
@@ -228,6 +243,11 @@ class _Run:
             known.append(
                 f"{self.current.summary}: unknown, {self.current.target.display} must be checked"
             )
+        if self.fenced_object is not None:
+            known.append(
+                f"{self.fenced_object.display} may keep the annotation {fencing.FENCE_ANNOTATION}, "
+                "safe to remove"
+            )
         return Interrupted(
             exit_code(signum),
             "stopped again before the state was worked out: "
@@ -244,7 +264,7 @@ class _Run:
                 with self.signals.sending():
                     fresh = self._read(done.target)
             except Stop as stop:
-                self._stopped(index, write, stop.signum, False)
+                self._stopped(index, write, stop.signum, False, sent=False)
             except MachinePoolError as err:
                 self._failed(index, write, err, False)
             left = self.relied[key]
@@ -262,8 +282,8 @@ class _Run:
         signum = self.signals.received
         if effect is None:
             message = (
-                f"{step} got no answer ({err.message}), and whether it took effect cannot be "
-                f"read back: {self._unknown(write)}"
+                f"{step} got no answer ({err.message}); whether it took effect is unknown "
+                f"({self.why_unknown}) and it may still take effect: {self._unknown(write)}"
             )
             if signum is not None:
                 raise Interrupted(exit_code(signum), message) from err
@@ -276,18 +296,27 @@ class _Run:
             raise IncompleteError(message, hint=self.batch.check_hint) from err
         raise err.restated(message) from err
 
-    def _stopped(self, index: int, write: Write, signum: int, effect: bool | None) -> NoReturn:
+    def _stopped(
+        self, index: int, write: Write, signum: int, effect: bool | None, sent: bool
+    ) -> NoReturn:
         name = signal_name(signum)
         step = self.step(index, write)
         if effect is None:
-            report = f"{name} during {step}; whether it took effect cannot be read back: "
+            report = (
+                f"{name} during {step}; whether it took effect is unknown ({self.why_unknown}) "
+                "and it may still take effect: "
+            )
             raise Interrupted(exit_code(signum), report + self._unknown(write))
         if effect:
             self.applied.append(write)
         taken, left = self.take_back()
-        when = "after" if effect else "before"
-        report = f"{name} {when} {step}. {self._state(taken, left)}"
-        raise Interrupted(exit_code(signum), report)
+        if not sent:
+            when = f"before {step}"
+        elif effect:
+            when = f"during {step}, which took effect"
+        else:
+            when = f"during {step}, which did not take effect and can no longer land"
+        raise Interrupted(exit_code(signum), f"{name} {when}. {self._state(taken, left)}")
 
     def _unknown(self, write: Write) -> str:
         kept = [f"{w.summary}: done" for w in self.applied]
