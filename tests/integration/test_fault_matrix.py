@@ -9,6 +9,13 @@ was written" or "taken back"; 5: each object left changed is named, with a hint)
 reads (Nodes, Pods, budgets) are counted and faulted like the management reads, and the proxy
 sees every request the plugin makes.
 
+Every write is also held past the client's timeout and delivered to the server afterwards
+(late: after the command ended; late-after-read: right after the plugin's next read of the
+object), once with the timeout ending the request and once with Ctrl-C (SIGINT when the write
+arrives, no request timeout): what the plugin reported must still hold once the write landed
+or failed. A run spoiled by a busy machine (a request timed out before the fault was reached)
+is run again with a longer timeout (faultmatrix.Matrix.run): the verdict never depends on speed.
+
 Kinds not injected where they cannot differ from another: reset-after and stall-after only on
 requests that change state (on a GET or an access review the client sees exactly what
 reset-before and stall give, and the server holds the same); 410 Expired only on list
@@ -49,7 +56,7 @@ from kubectl_machinepool.providers import annotation_deletes
 # Its own process pool keeps the cores busy: under xdist the matrix stays on one worker.
 pytestmark = pytest.mark.xdist_group("fault-matrix")
 
-# Short enough that a stalled request costs one second, long enough for a loaded 2-core box.
+# A stalled request costs one second; a run a busy machine spoils is run again with more.
 REQUEST_TIMEOUT = "1s"
 # Stalls leave a worker waiting: more workers than cores keep the cores busy meanwhile.
 WORKERS = int(os.environ.get("FAULT_MATRIX_WORKERS", "4"))
@@ -64,8 +71,11 @@ EVERY_INDEX = (
 )  # fmt: skip
 # Only where a request changes state: elsewhere they are reset-before and stall again.
 AFTER_APPLIED = (Fault.RESET_AFTER, Fault.STALL_AFTER)
-LOST_REPLY = frozenset(AFTER_APPLIED)
+# Only on writes: held past the client's timeout or Ctrl-C, delivered to the server later.
+LATE = (Fault.LATE, Fault.LATE_AFTER_READ)
+LOST_REPLY = frozenset(AFTER_APPLIED) | frozenset(LATE)
 DELETE_EXIT_CODES = {0, 1, 3, 5}
+INTERRUPTED = 130
 NOW = "2030-01-01T00:00:00Z"  # read commands: ages and durations that do not move
 
 
@@ -110,16 +120,17 @@ class Config:
         """The provider deletes the instance on the annotation alone (CAPZ)."""
         return self.scenario == "azure-vmss" and annotation_deletes("AzureMachinePool")
 
-    @property
-    def argv(self) -> tuple[str, ...]:
+    def argv(self, timeout: str = REQUEST_TIMEOUT) -> tuple[str, ...]:
         drain = ("--drain-timeout", "5m") if self.drain else ()
         return (
             "delete-machine", self.machine, self.mode, *drain,
-            "--yes", "--no-wait", "--request-timeout", REQUEST_TIMEOUT,
+            "--yes", "--no-wait", "--request-timeout", timeout,
         )  # fmt: skip
 
     def cell(self, **fault: Any) -> Cell:
-        return Cell(self.generation, self.scenario, self.argv, **fault)
+        # Interrupted: no request timeout, so Ctrl-C and not a timeout ends the held request.
+        argv = self.argv("0" if fault.get("interrupt") else REQUEST_TIMEOUT)
+        return Cell(self.generation, self.scenario, argv, **fault)
 
     @property
     def with_drain(self) -> Config:
@@ -308,6 +319,8 @@ def _sets_annotation(seen: Seen) -> bool:
 def _exit_problems(config: Config, outcome: Outcome) -> list[str]:
     """What the exit code promises about the namespace, checked against it."""
     code, err, messages = outcome.code, outcome.err, []
+    if outcome.cell.interrupt:
+        return _interrupt_problems(outcome)
     if code not in DELETE_EXIT_CODES:
         messages.append(f"exit {code} is not a documented delete-machine exit code")
     if code == 0:
@@ -333,6 +346,28 @@ def _exit_problems(config: Config, outcome: Outcome) -> list[str]:
             messages.append("exit 5 without a hint: to check the objects")
     if code != 0 and "error:" not in err:
         messages.append("a failure without an error: line")
+    return messages
+
+
+def _interrupt_problems(outcome: Outcome) -> list[str]:
+    """Ctrl-C while a write was in flight: exit 130, and the report says what the namespace
+    holds (the held write was delivered to the server after the command ended)."""
+    code, err, messages = outcome.code, outcome.err.lower(), []
+    if code != INTERRUPTED:
+        messages.append(f"exit {code} after Ctrl-C during a write, not {INTERRUPTED}")
+    if "interrupted:" not in err:
+        messages.append("an interrupted run without an interrupted: line")
+    if "sigint during" not in err:
+        messages.append("Ctrl-C during a request not reported as 'SIGINT during' it")
+    if outcome.changed and ("nothing was written" in err or "cluster is as before" in err):
+        left = ", ".join(k.display for k in outcome.changed)
+        messages.append(f"says nothing is left changed, but the cluster is: {left}")
+    if "every write was made" not in err:
+        messages += [
+            f"interrupted without naming {key.display}, which is left changed"
+            for key in outcome.changed
+            if key.display.lower() not in err
+        ]
     return messages
 
 
@@ -439,6 +474,14 @@ def _cells_for(make: Any, clean: Outcome, paged: Outcome, start: int = 1) -> lis
         for s in clean.log[start - 1 :]
         if changes_state(s)
         for kind in AFTER_APPLIED
+    ]
+    # Every write, held and delivered late, after a timeout and after Ctrl-C.
+    cells += [
+        make(fault=kind, index=s.index, request=clean.request(s.index), **interrupted)
+        for s in clean.log
+        if changes_state(s)
+        for kind in LATE
+        for interrupted in ({}, {"interrupt": True})
     ]
     # Few: every continue request of the paged run, wherever the shared prefix ends.
     cells += [

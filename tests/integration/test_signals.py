@@ -32,8 +32,8 @@ from support.run import start_plugin
 
 MACHINE = "dev-mp-0-x7q2p"
 POOL = "dev-mp-0"
-# Long enough that the signal, not the timeout, ends the held request.
-REQUEST_TIMEOUT = "5s"
+# None: the signal, not a timeout, ends the held request however busy the machine is.
+REQUEST_TIMEOUT = "0"
 WAIT = 60  # seconds: generous bounds on a run that should take a few
 
 

@@ -21,12 +21,13 @@ import os
 import re
 import signal
 import ssl
+import threading
 import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,9 @@ class Cell:
     paging: int | None = None
     # A read command: the worker also keeps the output of a clean run in the same namespace.
     read_only: bool = False
+    # SIGINT to the plugin when the faulted request arrives (it runs with no request timeout,
+    # so the signal, not a timeout, ends the request).
+    interrupt: bool = False
 
 
 def creates(seen: Seen) -> bool:
@@ -243,7 +247,11 @@ class _Site:
         key = (namespace, cell.argv)
         if key not in self.clean:
             self.proxy.arm()
-            code, out, _ = invoke(argv)
+            # Unbounded: a busy machine must not spoil the output the faulted runs are held to.
+            unbounded = [*argv]
+            if TIMEOUT_FLAG in unbounded:
+                unbounded[unbounded.index(TIMEOUT_FLAG) + 1] = "0"
+            code, out, _ = invoke(unbounded)
             self.clean[key] = out if code == 0 else ""
         return self.clean[key]
 
@@ -259,9 +267,15 @@ class _Site:
             injection = Injection(cell.fault, index=cell.index)
         paging = Paging(cell.paging, _namespaced) if cell.paging else None
         self.proxy.arm(injection, paging)
+        interrupter = _Interrupter(self.proxy) if cell.interrupt else None
         started = time.monotonic()
         code, out, err = invoke(argv)
         seconds = time.monotonic() - started
+        if interrupter is not None:
+            interrupter.stop()
+        # A write held past the client's timeout goes to the server now: whatever the command
+        # reported must hold after it too.
+        self.proxy.deliver_late()
         log = tuple(self.proxy.log)
         # Every request of the plugin passed the proxy (the workload Secret points there too):
         # a read run that sent nothing that changes state left the namespace as it was.
@@ -286,6 +300,27 @@ class _Site:
             tuple(self.proxy.errors),
             seconds,
         )
+
+
+class _Interrupter:
+    """Sends this process SIGINT when the faulted request arrives, as Ctrl-C would: the plugin
+    runs in the main thread (the signal's handler runs there), the proxy in others."""
+
+    def __init__(self, proxy: FaultProxy) -> None:
+        self._arrived = proxy.arrival(lambda seen: seen.fault is not None)
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="interrupter", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._finished.is_set():
+            if self._arrived.wait(0.05):
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+
+    def stop(self) -> None:
+        self._finished.set()
+        self._thread.join()
 
 
 class _Worker:
@@ -315,10 +350,41 @@ def _run_cell(cell: Cell) -> Outcome:
     return _WORKER["worker"].run(cell)
 
 
+SLOW_RERUNS = 4
+TIMEOUT_FLAG = "--request-timeout"
+
+
+def _timeout_of(cell: Cell) -> float | None:
+    """The cell's --request-timeout in seconds ("1s", "2s", ...); None: none or unbounded."""
+    argv = list(cell.argv)
+    if TIMEOUT_FLAG not in argv:
+        return None
+    value = argv[argv.index(TIMEOUT_FLAG) + 1]
+    seconds = float(value.removesuffix("s"))
+    return seconds or None
+
+
+def _slower(cell: Cell) -> Cell:
+    argv = list(cell.argv)
+    at = argv.index(TIMEOUT_FLAG) + 1
+    argv[at] = f"{2 * (_timeout_of(cell) or 0):g}s"
+    return replace(cell, argv=tuple(argv))
+
+
+def _spoiled(outcome: Outcome) -> bool:
+    """Spoiled by a busy machine, not by the plugin: only a bounded request could time out."""
+    if _timeout_of(outcome.cell) is None:
+        return False
+    if outcome.cell.fault is None:
+        return outcome.code != 0
+    return outcome.fired is None
+
+
 class Matrix:
     """A pool of worker processes running cells; results come back in cell order."""
 
     def __init__(self, servers: list[Server], workdir: Path, workers: int) -> None:
+        self.slow_reruns = 0
         self._executor = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -327,7 +393,20 @@ class Matrix:
         )
 
     def run(self, cells: list[Cell]) -> list[Outcome]:
-        return list(self._executor.map(_run_cell, cells))
+        """Each cell's outcome. A run that the machine's speed spoiled (a request timed out
+        before the fault was reached, or a fault-free run failed) is run again with the
+        request timeout doubled, up to SLOW_RERUNS times: a cell's verdict never depends on
+        how busy the machine is, only the time it takes."""
+        outcomes = list(self._executor.map(_run_cell, cells))
+        for _ in range(SLOW_RERUNS):
+            spoiled = [i for i, o in enumerate(outcomes) if _spoiled(o)]
+            if not spoiled:
+                break
+            self.slow_reruns += len(spoiled)
+            again = self._executor.map(_run_cell, [_slower(outcomes[i].cell) for i in spoiled])
+            for i, outcome in zip(spoiled, again, strict=True):
+                outcomes[i] = outcome
+        return outcomes
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

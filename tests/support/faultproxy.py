@@ -5,8 +5,10 @@ own CA); the proxy forwards each request to the real kube-apiserver with a clien
 Every request gets a 1-based index in arrival order, so a test can first learn the clean request
 sequence (no injection) and then fail exactly the Nth request, or the first one a predicate
 picks, with one fault: an API error answered without forwarding, a connection reset before or
-after the server applied the request, or a stall past the client's request timeout (before
-forwarding, or after the server applied it).
+after the server applied the request, a stall past the client's request timeout (before
+forwarding, or after the server applied it), or a late delivery: held unanswered until the
+client gave up, then sent on to the server (after the command ended, or right after the
+client's next read of the same object).
 
 Threads only: one accepting, one per client connection (HTTP/1.1 keep-alive, bodies by
 Content-Length), each with its own upstream connection. close() wakes every thread and joins it.
@@ -23,7 +25,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -67,6 +69,10 @@ class Fault(Enum):
     RESET_AFTER = "reset-after"  # forwarded, the full answer read, then RST to the client
     STALL = "stall"  # never forwarded, never answered, until the proxy is re-armed or closed
     STALL_AFTER = "stall-after"  # forwarded and applied, the answer held like STALL
+    # Held past the client's timeout (or its Ctrl-C), never answered, and delivered to the API
+    # server later, as a slow server, a busy etcd or a buffering load balancer can:
+    LATE = "late"  # when the test calls deliver_late(), after the command has ended
+    LATE_AFTER_READ = "late-after-read"  # once the next GET of the same path has been answered
 
 
 # code, Status reason, message prefix: shaped like the API server's own Status answers.
@@ -83,6 +89,7 @@ _STATUS: dict[Fault, tuple[int, str, str]] = {
     Fault.SERVER_ERROR: (500, "InternalError", "Internal error occurred"),
 }
 STATUS_FAULTS = frozenset(_STATUS)
+LATE_FAULTS = frozenset({Fault.LATE, Fault.LATE_AFTER_READ})
 _REASON_PHRASE = {
     403: "Forbidden",
     404: "Not Found",
@@ -181,6 +188,15 @@ class _Waiter:
     match: Match
     event: threading.Event
     seen: Seen | None = None
+
+
+@dataclass
+class _Held:
+    """A LATE request: `deliver` lets it go to the API server, `done` says it got there."""
+
+    seen: Seen
+    deliver: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
 
 
 class _Connection:
@@ -307,6 +323,7 @@ class FaultProxy:
         self._fired: Seen | None = None
         self._log: list[Seen] = []
         self._waiters: list[_Waiter] = []
+        self._held: list[_Held] = []
         self._connections: set[_Connection] = set()
         self._threads: set[threading.Thread] = set()
         # Anything that went wrong inside the proxy itself (not the faults it made on purpose).
@@ -335,6 +352,8 @@ class FaultProxy:
         with self._lock:
             self._release.set()
             self._release = threading.Event()
+            for late in self._held:  # a run that did not deliver them: they go nowhere
+                late.deliver.set()
             self._injection = injection
             self._paging = paging
             self._fired = None
@@ -364,10 +383,25 @@ class FaultProxy:
     def arrival_of(self, index: int) -> threading.Event:
         return self.arrival(lambda seen: seen.index == index)
 
+    def deliver_late(self, timeout: float = UPSTREAM_TIMEOUT) -> list[Seen]:
+        """Send every LATE request held so far on to the API server and wait for its answers;
+        returns them as forwarded (the answer goes nowhere: the client gave up long ago)."""
+        with self._lock:
+            held, self._held = self._held, []
+        for late in held:
+            late.deliver.set()
+        for late in held:
+            if not late.done.wait(timeout):
+                raise RuntimeError(f"fault proxy: {late.seen} was not delivered in {timeout}s")
+        with self._lock:
+            return [self._log[h.seen.index - 1] for h in held if h.seen.index <= len(self._log)]
+
     def close(self) -> None:
         self._stopping.set()
         with self._lock:
             self._release.set()
+            for late in self._held:
+                late.deliver.set()
             connections = list(self._connections)
         for connection in connections:
             connection.wake()
@@ -513,7 +547,45 @@ class FaultProxy:
         if seen.fault is Fault.STALL:
             release.wait()
             return False
+        if seen.fault in LATE_FAULTS:
+            self._late(connection, request, seen, release)
+            return False
         return self._forward(connection, request, seen, release) and keep_alive
+
+    def _late(
+        self, connection: _Connection, request: _Request, seen: Seen, release: threading.Event
+    ) -> None:
+        """Hold the request unanswered; once let go, forward it, record the server's answer
+        and drop the connection (the client stopped waiting for it)."""
+        late = _Held(seen)
+        with self._lock:
+            self._held.append(late)
+        late.deliver.wait()
+        try:
+            if not release.is_set() and not self._stopping.is_set():
+                status, *_ = connection.forward(self._paged(request, seen))
+                self._record(seen, status)
+        except (OSError, http.client.HTTPException) as err:
+            self.errors.append(f"{seen}: late delivery failed: {type(err).__name__}: {err}")
+        finally:
+            late.done.set()
+
+    def _after_answer(self, seen: Seen) -> None:
+        """A GET has been answered: a LATE_AFTER_READ write of the same object goes now, in
+        the gap between a client's read and whatever it decides from it."""
+        if seen.method != "GET":
+            return
+        with self._lock:
+            due = [
+                h
+                for h in self._held
+                if h.seen.fault is Fault.LATE_AFTER_READ
+                and h.seen.path.removesuffix("/scale") == seen.path
+            ]
+            self._held = [h for h in self._held if h not in due]
+        for late in due:
+            late.deliver.set()
+            late.done.wait(UPSTREAM_TIMEOUT)
 
     def _answer_status(self, connection: _Connection, seen: Seen) -> None:
         assert seen.fault is not None
@@ -547,6 +619,7 @@ class FaultProxy:
             release.wait()
             return False
         connection.respond(status, reason, headers, body)
+        self._after_answer(seen)
         return True
 
 

@@ -229,6 +229,49 @@ def test_a_stall_after_forwarding_holds_only_the_answer(proxy, echo) -> None:
     proxy.arm()  # lets the held connection go
 
 
+def test_a_late_write_reaches_the_server_only_when_delivered(proxy, echo) -> None:
+    proxy.arm(Injection(Fault.LATE, index=1))
+    conn = client(proxy, timeout=0.3)
+    try:
+        with pytest.raises(TimeoutError):
+            call(conn, "DELETE", "/x", b"{}")
+    finally:
+        conn.close()
+    reader = client(proxy)
+    try:
+        assert call(reader, "GET", "/x")[0] == 200  # a read does not let LATE go
+    finally:
+        reader.close()
+    assert echo.seen == [("GET", "/x", b"", "proxy-user")]
+    [late] = proxy.deliver_late()
+    assert (late.index, late.forwarded, late.upstream_status) == (1, True, 200)
+    assert echo.seen[1] == ("DELETE", "/x", b"{}", "proxy-user")
+    assert proxy.deliver_late() == []
+
+
+def test_a_late_after_read_write_lands_between_a_read_and_what_follows(proxy, echo) -> None:
+    proxy.arm(Injection(Fault.LATE_AFTER_READ, index=1))
+    conn = client(proxy, timeout=0.3)
+    try:
+        with pytest.raises(TimeoutError):
+            call(conn, "PUT", "/pools/p/scale", b"{}")
+    finally:
+        conn.close()
+    reader = client(proxy)
+    try:
+        assert call(reader, "GET", "/pools/other")[0] == 200  # another object's read
+        assert call(reader, "GET", "/pools/p")[0] == 200  # the scaled object's read
+        assert call(reader, "PATCH", "/pools/p", b"{}")[0] == 200  # the fence, say
+    finally:
+        reader.close()
+    assert [(method, path) for method, path, _, _ in echo.seen] == [
+        ("GET", "/pools/other"),
+        ("GET", "/pools/p"),
+        ("PUT", "/pools/p/scale"),
+        ("PATCH", "/pools/p"),
+    ]
+
+
 def test_a_predicate_picks_the_first_match_only(proxy, echo) -> None:
     proxy.arm(Injection(Fault.SERVER_ERROR, match=lambda seen: seen.method == "PATCH"))
     conn = client(proxy)
