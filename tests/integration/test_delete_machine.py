@@ -11,6 +11,7 @@ from support.kubeapi import APIError
 from support.management import ManagementCluster, create_scenario
 from support.run import run_cli
 from support.scenarios import SCENARIOS, as_provider
+from support.waiting import polls
 
 from kubectl_machinepool.commands import delete as delete_command
 from kubectl_machinepool.kube import Kube
@@ -276,14 +277,13 @@ def wait_until_denied(mgmt: ManagementCluster, namespace: str, pool: str = "dev-
     path = (
         f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machinepools/{pool}/scale"
     )
-    for _ in range(100):
+    for _ in polls(0.1):
         scale = mgmt.api.request("GET", path)
         try:
             mgmt.api.request("PUT", path + "?dryRun=All", scale)
         except APIError as err:
             if "frozen" in str(err):
                 return
-        time.sleep(0.1)
     pytest.fail("the admission policy never took effect")
 
 
@@ -341,11 +341,10 @@ def test_wait_follows_the_deletion_to_the_end(mgmt, capsys) -> None:
 
     def capi_and_the_provider() -> None:
         """What the controllers do once the Machine is deleting: drain, delete, replace."""
-        for _ in range(200):
+        for _ in polls(0.05):
             current = mgmt.api.request("GET", f"{base}/dev-mp-0-x7q2p")
             if current["metadata"].get("deletionTimestamp"):
                 break
-            time.sleep(0.05)
         draining = {
             "type": "Deleting", "status": "True", "reason": "DrainingNode",
             "message": "Drain not completed yet (started at 2026-11-29T15:00:00Z):\n* Pod shop/web-0: deletionTimestamp set",

@@ -28,6 +28,7 @@ from support.kubeapi import APIError
 from support.management import ManagementCluster, create_scenario
 from support.run import Result, run_cli
 from support.scenarios import SCENARIOS, core_manager
+from support.waiting import GUARD, polls
 
 from kubectl_machinepool.completion import KubectlComplete
 
@@ -95,7 +96,7 @@ def wait_granted(mgmt: ManagementCluster, user: str, role: Obj, namespace: str |
         for resource in rule.get("resources", ())
         for verb in rule["verbs"]
     ]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + GUARD
     while pending:
         review = {
             "apiVersion": "authorization.k8s.io/v1",
@@ -108,7 +109,7 @@ def wait_granted(mgmt: ManagementCluster, user: str, role: Obj, namespace: str |
         if answer["status"].get("allowed"):
             pending.pop(0)
             continue
-        assert time.monotonic() < deadline, f"{user} still may not {pending[0]} after 30 s"
+        assert time.monotonic() < deadline, f"{user} still may not {pending[0]} after {GUARD:g} s"
         time.sleep(0.05)
 
 
@@ -352,7 +353,7 @@ def finish_deletion(seeded: Seeded, machine: str) -> threading.Thread:
     )
 
     def controller() -> None:
-        for _ in range(600):
+        for _ in polls(0.05):
             try:
                 current = seeded.mgmt.api.request("GET", path)
             except APIError:
@@ -365,7 +366,6 @@ def finish_deletion(seeded: Seeded, machine: str) -> threading.Thread:
                     "application/merge-patch+json",
                 )
                 return
-            time.sleep(0.05)
 
     thread = threading.Thread(target=controller, daemon=True)
     thread.start()

@@ -13,7 +13,6 @@ import copy
 import http.client
 import json
 import ssl
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +22,7 @@ from .kinds import Kinds
 from .kubeapi import APIError, KubeAPI
 from .management import ManagementCluster, create_scenario
 from .scenarios import SCENARIOS
+from .waiting import polls
 
 IGNORED_METADATA = ("resourceVersion", "managedFields", "generation")
 
@@ -149,13 +149,12 @@ Snapshot = dict[ObjectKey, dict[str, Any]]
 
 def _list(api: KubeAPI, path: str) -> dict[str, Any]:
     # A CRD nobody listed yet answers 429 while its watch cache starts.
-    for _ in range(100):
+    for _ in polls(0.1):
         try:
             return api.request("GET", path)  # type: ignore[no-any-return]
         except APIError as err:
             if err.status != 429:
                 raise
-            time.sleep(0.1)
     return api.request("GET", path)  # type: ignore[no-any-return]
 
 
