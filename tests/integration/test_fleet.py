@@ -191,6 +191,31 @@ def test_list_puts_every_context_in_one_table_and_one_document(fleet, capsys) ->
     assert refused.err.startswith("error: a fleet view is read once")
 
 
+def test_diagnose_fails_on_an_unread_context_only_when_asked(fleet, capsys) -> None:
+    """A partial fleet exits 0 as before; --fail-on unreadable makes it fail (1), alone or with
+    a severity, and a fully read fleet still passes."""
+    namespace, config = fleet
+    args = ("-n", namespace, "--kubeconfig", config, "--now", AT)
+
+    assert run_cli(capsys, "diagnose", "--contexts", "east,gone", *args).code == 0
+    partial = run_cli(
+        capsys, "diagnose", "--contexts", "east,gone", *args, "--fail-on", "unreadable"
+    )
+    assert partial.code == 1
+    assert partial.err.splitlines()[-2:] == [
+        "error: 1 of 2 contexts not read (--fail-on)",
+        "hint: check the warnings above",
+    ]
+    both = run_cli(
+        capsys, "diagnose", "--all-contexts", *args, "--fail-on", "warning", "--fail-on", "unreadable"
+    )  # fmt: skip
+    assert both.code == 1
+    assert both.err.splitlines()[-2].startswith("error: 1 of 3 contexts not read; ")
+    assert both.err.splitlines()[-2].endswith(" finding(s) at or above warning (--fail-on)")
+    whole = run_cli(capsys, "diagnose", "--contexts", "east,west", *args, "--fail-on", "unreadable")
+    assert (whole.code, whole.err) == (0, "")
+
+
 def test_a_hung_credential_plugin_is_a_warning_and_is_stopped(fleet, tmp_path) -> None:
     """Two contexts whose exec plugins never answer, one sleeping, one having handed its output
     to a sleeping child: the fleet shows the good context, warns of the two, and leaves nothing
