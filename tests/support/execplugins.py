@@ -17,8 +17,9 @@ from typing import Any
 FOREVER = 'echo "$$" > "{pids}.tmp" && mv "{pids}.tmp" "{pids}"\nexec sleep 600\n'
 # Hands its stdout to a sleeping child and exits: the output never ends though the plugin did.
 FORKS = 'sleep 600 &\necho "$$ $!" > "{pids}.tmp" && mv "{pids}.tmp" "{pids}"\n'
-# Prints without end.
-ENDLESS = 'echo "$$" > "{pids}.tmp" && mv "{pids}.tmp" "{pids}"\nexec yes\n'
+# Prints 4 MiB, more than any credential: enough to show where reading stops, and finite, so that
+# code that reads it all (as subprocess.run does) only fails the test.
+FLOOD = 'echo "$$" > "{pids}.tmp" && mv "{pids}.tmp" "{pids}"\nexec head -c 4194304 /dev/zero\n'
 
 
 def plugin(directory: Path, name: str, body: str) -> tuple[Path, Path]:

@@ -1,4 +1,4 @@
-"""Exec credential plugins that never answer, answer without end, or are interrupted: each is
+"""Exec credential plugins that never answer, print too much, or are interrupted: each is
 stopped with every process it started. Real scripts; no API server is reached."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from support.execplugins import (
-    ENDLESS,
+    FLOOD,
     FOREVER,
     FORKS,
     exec_user,
@@ -98,11 +98,13 @@ def test_the_plugin_is_named_escaped_and_without_its_arguments(scripts: Path) ->
     assert "role" not in error.message
 
 
-def test_a_plugin_that_prints_without_end_is_stopped_at_a_mebibyte(scripts: Path) -> None:
-    script, pids = plugin(scripts, "get-token", ENDLESS)
+def test_a_plugin_that_prints_more_than_a_credential_is_stopped_at_a_mebibyte(
+    scripts: Path,
+) -> None:
+    script, pids = plugin(scripts, "get-token", FLOOD)
     config = kubeconfig(scripts / "config.yaml", script)
 
-    # No time bound: the size bound alone stops it.
+    # No time bound: the size bound alone stops it, before its end.
     error = raised(lambda: load_connection(str(config), None, {}))
 
     assert isinstance(error, ConfigError)
