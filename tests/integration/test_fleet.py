@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support.execplugins import FOREVER, FORKS, exec_user, pids_of, plugin, reap, running
+from support.execplugins import FOREVER, FORKS, exec_user, left_running, pids_of, plugin, reap
 from support.management import ManagementCluster, create_scenario, delete_nodes
 from support.objects import NOW
 from support.run import run_cli, start_plugin
@@ -253,4 +253,4 @@ def test_a_hung_credential_plugin_is_a_warning_and_is_stopped(fleet, tmp_path) -
             "and was stopped"
         ) in err.splitlines()
     assert len(started) == 3  # both plugins ran; one forked a child
-    assert [pid for pid in started if running(pid)] == []
+    assert left_running(started) == []

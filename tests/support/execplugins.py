@@ -65,6 +65,16 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def left_running(pids: list[int], guard: float = 60.0) -> list[int]:
+    """Those still running once every one has died, or the guard has passed. A process killed
+    with SIGKILL dies when the kernel next runs it, which the killer does not wait for (it can
+    wait only for its own children): its death is awaited here, never raced."""
+    deadline = time.monotonic() + guard
+    while (alive := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
 def reap(*files: Path) -> None:
     """Kill whatever a failed test left running."""
     for pids in files:

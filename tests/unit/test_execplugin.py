@@ -16,10 +16,10 @@ from support.execplugins import (
     FOREVER,
     FORKS,
     exec_user,
+    left_running,
     pids_of,
     plugin,
     reap,
-    running,
     wait_for,
 )
 from support.kubeconfigs import DEAD_SERVER
@@ -81,7 +81,7 @@ def test_a_plugin_that_never_answers_is_stopped_with_all_it_started(
         "gave no credential within 1s and was stopped"
     )
     assert "--request-timeout" in (error.hint or "")
-    assert [pid for pid in pids_of(pids) if running(pid)] == []
+    assert left_running(pids_of(pids)) == []
 
 
 def test_the_plugin_is_named_escaped_and_without_its_arguments(scripts: Path) -> None:
@@ -109,7 +109,7 @@ def test_a_plugin_that_prints_more_than_a_credential_is_stopped_at_a_mebibyte(
 
     assert isinstance(error, ConfigError)
     assert error.message.endswith(": the plugin printed more than 1 MiB")
-    assert not running(pids_of(pids)[0])
+    assert left_running(pids_of(pids)) == []
 
 
 @pytest.mark.parametrize("fleet", [False, True], ids=["one-context", "fleet"])
@@ -130,4 +130,4 @@ def test_ctrl_c_stops_the_plugin_with_all_it_started(scripts: Path, fleet: bool)
         tool.wait(GUARD)
 
     assert tool.returncode == ExitCode.INTERRUPTED
-    assert [pid for pid in started if running(pid)] == []
+    assert left_running(started) == []
