@@ -1,9 +1,9 @@
 """Connections to API servers, built only from validated kubeconfig entries (kubeconfig.py).
 
-The management cluster's kubeconfig is the user's own: its exec plugins, token files and
-certificate paths are used as kubectl uses them. A workload cluster's `<cluster>-kubeconfig`
-Secret is written by whoever may write Secrets in its namespace: from it only inline credentials
-are used (no command runs, no local file is read).
+The management cluster's kubeconfig is the user's own: its exec plugins (run, and bounded, by
+execplugin.py), token files and certificate paths are used as kubectl uses them. A workload
+cluster's `<cluster>-kubeconfig` Secret is written by whoever may write Secrets in its namespace:
+from it only inline credentials are used (no command runs, no local file is read).
 
 Credentials never touch the disk: the CA goes into the TLS context as data, client certificates
 and keys into anonymous in-memory files (memfd) held for the connection's lifetime. The client
