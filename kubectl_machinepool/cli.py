@@ -131,6 +131,11 @@ def main(argv: list[str] | None = None) -> NoReturn:
 def _end_process(status: int) -> NoReturn:
     """Exit without freeing what the run read (Environment.keep): the output is flushed here,
     and every file the run wrote is closed already."""
+    # A credential plugin a thread left running (Ctrl-C in a fleet) dies with the run, not
+    # after it; none ran if the module was never loaded.
+    plugins = sys.modules.get("kubectl_machinepool.execplugin")
+    if plugins is not None:
+        plugins.end_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -1,9 +1,9 @@
 """Connections to API servers, built only from validated kubeconfig entries (kubeconfig.py).
 
-The management cluster's kubeconfig is the user's own: its exec plugins, token files and
-certificate paths are used as kubectl uses them. A workload cluster's `<cluster>-kubeconfig`
-Secret is written by whoever may write Secrets in its namespace: from it only inline credentials
-are used (no command runs, no local file is read).
+The management cluster's kubeconfig is the user's own: its exec plugins (run, and bounded, by
+execplugin.py), token files and certificate paths are used as kubectl uses them. A workload
+cluster's `<cluster>-kubeconfig` Secret is written by whoever may write Secrets in its namespace:
+from it only inline credentials are used (no command runs, no local file is read).
 
 Credentials never touch the disk: the CA goes into the TLS context as data, client certificates
 and keys into anonymous in-memory files (memfd) held for the connection's lifetime. The client
@@ -13,9 +13,7 @@ nor is the rest of the library: what a connection needs is in transport.Settings
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from kubectl_machinepool import execplugin
 from kubectl_machinepool.errors import ConfigError
 from kubectl_machinepool.kubeconfig import (
     ClusterEntry,
@@ -33,7 +32,6 @@ from kubectl_machinepool.kubeconfig import (
     read_files,
 )
 from kubectl_machinepool.kubefiles import kubeconfig_paths
-from kubectl_machinepool.timeutil import parse_time
 from kubectl_machinepool.transport import Auth, Settings
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -63,8 +61,11 @@ def load_connection(
     context: str | None,
     env: Mapping[str, str] | None = None,
     service_account_dir: Path = SERVICE_ACCOUNT_DIR,
+    *,
+    plugin_timeout: float | None = None,
 ) -> Connection:
-    """The management cluster: kubeconfig files as kubectl finds them, else in-cluster."""
+    """The management cluster: kubeconfig files as kubectl finds them, else in-cluster.
+    plugin_timeout bounds each run of an exec credential plugin (execplugin.py)."""
     env = os.environ if env is None else env
     paths = kubeconfig_paths(kubeconfig, env)
     if paths:
@@ -75,7 +76,7 @@ def load_connection(
                 f"current-context is not set in {config.source}",
                 hint="pass --context NAME, or run: kubectl config use-context NAME",
             )
-        return _connect(config, chosen, trusted=True)
+        return _connect(config, chosen, trusted=True, plugin_timeout=plugin_timeout)
     if env.get("KUBERNETES_SERVICE_HOST") and env.get("KUBERNETES_SERVICE_PORT"):
         return _in_cluster(env, service_account_dir)
     raise ConfigError(
@@ -131,7 +132,9 @@ def _server(url: str, context: str, source: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _connect(config: Kubeconfig, context: str, *, trusted: bool) -> Connection:
+def _connect(
+    config: Kubeconfig, context: str, *, trusted: bool, plugin_timeout: float | None = None
+) -> Connection:
     entry = config.contexts.get(context)
     if entry is None:
         raise ConfigError(
@@ -150,7 +153,12 @@ def _connect(config: Kubeconfig, context: str, *, trusted: bool) -> Connection:
     held: list[int] = []
     try:
         auth, cert_file, key_file = _authenticate(
-            user, cluster=cluster, context=context, source=config.source, held=held
+            user,
+            cluster=cluster,
+            context=context,
+            source=config.source,
+            held=held,
+            plugin_timeout=plugin_timeout,
         )
     except BaseException:
         for fd in held:
@@ -199,18 +207,24 @@ def _bearer(token: str, where: str) -> str:
 
 
 def _authenticate(
-    user: UserEntry, *, cluster: ClusterEntry, context: str, source: str, held: list[int]
+    user: UserEntry,
+    *,
+    cluster: ClusterEntry,
+    context: str,
+    source: str,
+    held: list[int],
+    plugin_timeout: float | None,
 ) -> tuple[Auth, str | None, str | None]:
     """The Authorization header, and the client certificate's and key's paths."""
     cert: bytes | str | None = user.cert_data or user.cert_file
     key: bytes | str | None = user.key_data or user.key_file
     auth = Auth()
     if user.exec is not None:
-        status = _run_exec(user.exec, cluster, context)
+        status = execplugin.run(user.exec, cluster, context, plugin_timeout)
         if status.token is not None:
             refresh = None
             if status.expiry is not None:
-                refresh = _refresher(user.exec, cluster, context, status)
+                refresh = _refresher(user.exec, cluster, context, status, plugin_timeout)
             auth = Auth(_bearer(status.token, "exec plugin output"), refresh)
         else:
             cert, key = status.cert, status.key
@@ -258,89 +272,12 @@ def _auth_provider_token(user: UserEntry, context: str) -> str:
 # -- exec credential plugins ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Credential:
-    token: str | None = None
-    cert: bytes | None = None
-    key: bytes | None = None
-    expiry: datetime | None = None
-
-
-def _interactive(plugin: ExecConfig) -> bool:
-    if plugin.interactive_mode == "Never":
-        return False
-    # Prompts go to stderr, answers come from stdin: both must be the terminal.
-    return all(s is not None and s.isatty() for s in (sys.stdin, sys.stderr))
-
-
-def _run_exec(plugin: ExecConfig, cluster: ClusterEntry, context: str) -> _Credential:
-    """Run the plugin the way kubectl does and read its ExecCredential."""
-    failed = f'getting credentials for context "{context}" failed'
-    interactive = _interactive(plugin)
-    spec: dict[str, Any] = {"interactive": interactive}
-    if plugin.provide_cluster_info:
-        import base64
-
-        spec["cluster"] = {
-            "server": cluster.server,
-            "tls-server-name": cluster.tls_server_name,
-            "insecure-skip-tls-verify": cluster.insecure,
-            "certificate-authority-data": base64.b64encode(cluster.ca_data).decode()
-            if cluster.ca_data
-            else None,
-        }
-    info = {"apiVersion": plugin.api_version, "kind": "ExecCredential", "spec": spec}
-    command = plugin.command
-    if plugin.directory and os.sep in command and not os.path.isabs(command):
-        command = str(Path(plugin.directory) / command)
-    env = {**os.environ, **dict(plugin.env), "KUBERNETES_EXEC_INFO": json.dumps(info)}
-    import subprocess  # only for exec plugins: kept off every other run's start-up
-
-    try:
-        done = subprocess.run(
-            [command, *plugin.args],
-            stdout=subprocess.PIPE,
-            stderr=None if interactive else subprocess.PIPE,
-            stdin=None if interactive else subprocess.DEVNULL,
-            env=env,
-            check=False,
-        )
-    except OSError as err:
-        raise ConfigError(f"{failed}: {err.strerror or err}", hint=_EXEC_HINT) from err
-    if done.returncode != 0:
-        said = (done.stderr or b"").decode(errors="replace").strip().splitlines()
-        why = f": {said[-1]}" if said else ""
-        raise ConfigError(
-            f"{failed}: the plugin exited with {done.returncode}{why}", hint=_EXEC_HINT
-        )
-    return _credential(done.stdout, plugin, failed)
-
-
-_EXEC_HINT = "run the credential plugin named in the kubeconfig by hand to see why"
-
-
-def _credential(output: bytes, plugin: ExecConfig, failed: str) -> _Credential:
-    try:
-        answer = json.loads(output)
-    except (ValueError, RecursionError):
-        raise ConfigError(f"{failed}: the plugin did not print an ExecCredential") from None
-    status = answer.get("status") if isinstance(answer, dict) else None
-    if not isinstance(status, dict) or answer.get("apiVersion") != plugin.api_version:
-        raise ConfigError(
-            f"{failed}: the plugin did not print a {plugin.api_version} ExecCredential"
-        )
-    expiry = status.get("expirationTimestamp")
-    when = parse_time(expiry) if isinstance(expiry, str) else None
-    token, cert, key = (status.get(k) for k in ("token", "clientCertificateData", "clientKeyData"))
-    if isinstance(token, str) and token:
-        return _Credential(token=token, expiry=when)
-    if isinstance(cert, str) and isinstance(key, str) and cert and key:
-        return _Credential(cert=cert.encode(), key=key.encode(), expiry=when)
-    raise ConfigError(f"{failed}: the plugin gave neither a token nor a client certificate and key")
-
-
 def _refresher(
-    plugin: ExecConfig, cluster: ClusterEntry, context: str, first: _Credential
+    plugin: ExecConfig,
+    cluster: ClusterEntry,
+    context: str,
+    first: execplugin.Credential,
+    timeout: float | None,
 ) -> Callable[[], str | None]:
     """Asked before each request: runs the plugin again once the token expires."""
     state = {"expiry": first.expiry}
@@ -349,7 +286,7 @@ def _refresher(
         expiry = state["expiry"]
         if expiry is None or datetime.now(UTC) + EXPIRY_MARGIN < expiry:
             return None
-        fresh = _run_exec(plugin, cluster, context)
+        fresh = execplugin.run(plugin, cluster, context, timeout)
         if fresh.token is None:
             raise ConfigError(f'the credential plugin of context "{context}" stopped giving tokens')
         state["expiry"] = fresh.expiry

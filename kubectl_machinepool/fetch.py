@@ -411,7 +411,7 @@ def workload_kube(
 ) -> Kube:
     """A connection to a Cluster's workload API server: its kubeconfig Secret, or override."""
     if override:
-        connection = load_connection(override, None)
+        connection = load_connection(override, None, plugin_timeout=timeout or WORKLOAD_TIMEOUT)
     else:
         config = _secret_kubeconfig(kube, namespace, cluster)
         connection = connection_from_dict(config, f"Secret {namespace}/{cluster}-kubeconfig")

@@ -21,8 +21,9 @@ T = TypeVar("T")
 # Contexts read at once. Each read runs its own LISTs side by side (parallel.MAX_PARALLEL
 # in all), so more contexts at once would only queue behind them.
 MAX_CONTEXTS = 4
-# Without --request-timeout one read waits for its server forever; in a fleet an unreachable
-# context must become a note, not a hang.
+# Without --request-timeout one read waits for its server, and its credential plugin, forever; in
+# a fleet an unreachable context (or a hung plugin) must become a note, not a hang. The bound also
+# keeps each plugin from prompting: several run at once (execplugin.py).
 FLEET_REQUEST_TIMEOUT = 30.0
 
 

@@ -110,7 +110,9 @@ class Kube:
 
     @classmethod
     def connect(cls, access: AccessOptions) -> Kube:
-        connection = load_connection(access.kubeconfig, access.context)
+        connection = load_connection(
+            access.kubeconfig, access.context, plugin_timeout=access.request_timeout
+        )
         return cls(connection, access.request_timeout, access.chunk_size)
 
     def __enter__(self) -> Kube:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from kubectl_machinepool.kube import Kube, Resource
 
 TIMEOUT = 2.0
+# A credential plugin (aws, gcloud) may take seconds to start; a TAB must still end.
+PLUGIN_TIMEOUT = 10.0
 TTL = 5.0
 Values = list[tuple[str, str]]  # (value, description)
 
@@ -114,7 +116,9 @@ def _from_cluster(
         from kubectl_machinepool.connection import load_connection
         from kubectl_machinepool.kube import Kube
 
-        connection = load_connection(params.get("kubeconfig"), params.get("context"))
+        connection = load_connection(
+            params.get("kubeconfig"), params.get("context"), plugin_timeout=PLUGIN_TIMEOUT
+        )
         all_namespaces = params.get("all_namespaces")
         namespace = None if all_namespaces else params.get("namespace") or connection.namespace
         with Kube(connection, TIMEOUT) as kube:

@@ -40,8 +40,10 @@ _RENDERERS = ("kubectl_machinepool.render.findings", "kubectl_machinepool.render
 @flags.pools("Diagnose")
 @click.option(
     "--fail-on",
-    type=click.Choice(["warning", "error"]),
-    help="Exit with code 4 when a finding of this severity or worse exists",
+    type=click.Choice(["warning", "error", "unreadable"]),
+    multiple=True,
+    help="Exit with code 4 when a finding of this severity or worse exists; unreadable: exit "
+    "with code 1 when a context of a fleet could not be read. Repeatable",
 )
 @flags.watch
 @flags.fleet
@@ -54,7 +56,7 @@ def diagnose_command(
     env: Environment,
     *,
     pools: PoolScope,
-    fail_on: str | None,
+    fail_on: tuple[str, ...],
     watch: bool,
     fleet: FleetOptions,
     rules: RuleOptions,
@@ -70,7 +72,8 @@ def diagnose_command(
     upstream issues. `kubectl machinepool explain CODE` describes a rule; `explain --list`
     lists them all. Rules that depend on the Cluster API version read it from the
     capi-controller-manager image tag (or --capi-version); when it is unknown they say so and
-    keep a lower severity. Findings do not change the exit code unless --fail-on is given.
+    keep a lower severity. Findings do not change the exit code unless --fail-on is given, nor
+    does a context of a fleet that could not be read unless --fail-on unreadable is.
 
     \b
     Examples:
@@ -112,7 +115,9 @@ def diagnose_command(
             env, access, fleet, pools, view_of=view_of, now=source.now or env.now()
         )
         _show_fleet(env, views, output.format, color)
-        _fail_on(fail_on, [f for read in views if read.value for f in read.value.findings])
+        findings = [f for read in views if read.value for f in read.value.findings]
+        unread = sum(1 for read in views if read.value is None)
+        _fail_on(fail_on, findings, unread=(unread, len(views)))
         return
     if watch:
         flags.live_only(source, "--watch")
@@ -134,14 +139,26 @@ def diagnose_command(
     _fail_on(fail_on, view.findings)
 
 
-def _fail_on(fail_on: str | None, findings: Sequence[Finding]) -> None:
-    if fail_on:
-        from kubectl_machinepool.diagnostics import Severity
+def _fail_on(
+    fail_on: tuple[str, ...], findings: Sequence[Finding], unread: tuple[int, int] = (0, 0)
+) -> None:
+    """unread: how many contexts of a fleet were not read, of how many. (Outside a fleet, a
+    context that cannot be read fails the run before this.)"""
+    from kubectl_machinepool.diagnostics import Severity
 
-        floor = Severity.WARNING if fail_on == "warning" else Severity.ERROR
-        worst = [f for f in findings if f.severity >= floor]
-        if worst:
-            raise FindingsAbove(f"{len(worst)} finding(s) at or above {fail_on} (--fail-on)")
+    floor = next((s for s in ("warning", "error") if s in fail_on), None)
+    severity = Severity.WARNING if floor == "warning" else Severity.ERROR
+    worst = [f for f in findings if f.severity >= severity] if floor else []
+    above = f"{len(worst)} finding(s) at or above {floor}"
+    if "unreadable" in fail_on and unread[0]:
+        # A cluster left unchecked makes the run a failure (1), whatever the others' findings.
+        also = f"; {above}" if worst else ""
+        raise MachinePoolError(
+            f"{unread[0]} of {unread[1]} contexts not read{also} (--fail-on)",
+            hint="check the warnings above",
+        )
+    if worst:
+        raise FindingsAbove(f"{above} (--fail-on)")
 
 
 def _fleet_views(

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
+from support.execplugins import FOREVER, FORKS, exec_user, left_running, pids_of, plugin, reap
 from support.management import ManagementCluster, create_scenario, delete_nodes
 from support.objects import NOW
-from support.run import run_cli
+from support.run import run_cli, start_plugin
 from support.scenarios import SCENARIOS
 
 AT = NOW.isoformat().replace("+00:00", "Z")
@@ -188,3 +189,68 @@ def test_list_puts_every_context_in_one_table_and_one_document(fleet, capsys) ->
     refused = run_cli(capsys, "list", "--contexts", "east", "-w", *args)
     assert refused.code != 0
     assert refused.err.startswith("error: a fleet view is read once")
+
+
+def test_diagnose_fails_on_an_unread_context_only_when_asked(fleet, capsys) -> None:
+    """A partial fleet exits 0 as before; --fail-on unreadable makes it fail (1), alone or with
+    a severity, and a fully read fleet still passes."""
+    namespace, config = fleet
+    args = ("-n", namespace, "--kubeconfig", config, "--now", AT)
+
+    assert run_cli(capsys, "diagnose", "--contexts", "east,gone", *args).code == 0
+    partial = run_cli(
+        capsys, "diagnose", "--contexts", "east,gone", *args, "--fail-on", "unreadable"
+    )
+    assert partial.code == 1
+    assert partial.err.splitlines()[-2:] == [
+        "error: 1 of 2 contexts not read (--fail-on)",
+        "hint: check the warnings above",
+    ]
+    both = run_cli(
+        capsys, "diagnose", "--all-contexts", *args, "--fail-on", "warning", "--fail-on", "unreadable"
+    )  # fmt: skip
+    assert both.code == 1
+    assert both.err.splitlines()[-2].startswith("error: 1 of 3 contexts not read; ")
+    assert both.err.splitlines()[-2].endswith(" finding(s) at or above warning (--fail-on)")
+    whole = run_cli(capsys, "diagnose", "--contexts", "east,west", *args, "--fail-on", "unreadable")
+    assert (whole.code, whole.err) == (0, "")
+
+
+def test_a_hung_credential_plugin_is_a_warning_and_is_stopped(fleet, tmp_path) -> None:
+    """Two contexts whose exec plugins never answer, one sleeping, one having handed its output
+    to a sleeping child: the fleet shows the good context, warns of the two, and leaves nothing
+    of either plugin running."""
+    namespace, config = fleet
+    document = yaml.safe_load(Path(config).read_text())
+    cluster = document["contexts"][0]["context"]["cluster"]  # east's: never reached
+    made = {"exec-forever": FOREVER, "exec-forks": FORKS}
+    files = []
+    for context, body in made.items():
+        script, pids = plugin(tmp_path, context, body)
+        files.append(pids)
+        document["users"].append({"name": context, "user": exec_user(script)})
+        document["contexts"].append(
+            {"name": context, "context": {"cluster": cluster, "user": context}}
+        )
+    Path(config).write_text(yaml.safe_dump(document))
+    args = ["list", "-n", namespace, "--kubeconfig", config, "--request-timeout", "2s"]
+
+    tool = start_plugin([*args, "--contexts", "east,exec-forever,exec-forks"], tmp_path)
+    try:
+        out, err = tool.communicate(timeout=120)  # a guard against a hang, not a bound
+    finally:
+        tool.kill()
+        tool.wait(120)
+        started = [pid for pids in files if pids.exists() for pid in pids_of(pids)]
+        reap(*files)
+
+    assert tool.returncode == 0, err
+    assert [line.split()[:2] for line in out.splitlines()[1:]] == [["east", "asg-workers"]]
+    for context in made:
+        assert (
+            f'warning: context {context} not read: getting credentials for context "{context}" '
+            f"failed: the credential plugin {tmp_path / context} gave no credential within 2s "
+            "and was stopped"
+        ) in err.splitlines()
+    assert len(started) == 3  # both plugins ran; one forked a child
+    assert left_running(started) == []
