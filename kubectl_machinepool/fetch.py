@@ -363,14 +363,14 @@ _EVENT_KINDS_SKIPPED = frozenset({"Pod", "Service", "Endpoints", "ConfigMap", "S
 
 
 def _events(reads: _Reads, namespace: str | None) -> _Outcome:
-    """The Events in scope, but those about kinds no pool has. As kubectl describe, Events
-    that cannot be read are left out without a note (the kind is unread, so JSON can tell)."""
+    """The Events in scope, but those about kinds no pool has. Events that cannot be read
+    are a note like any other kind's: a Warning Event may be among them."""
+    why = "the pools' Events are not shown"
     try:
         found = reads.kube.list_of(EVENTS, namespace, _pool_event, managed_fields=False)
-    except MachinePoolError:
-        reads.unread.append(("", "Event"))
-        found = []
-    return _Outcome("", "Event", "events are not shown", [e for e in found if e is not None])
+    except MachinePoolError as err:
+        return _Outcome("", "Event", why, [], err)
+    return _Outcome("", "Event", why, [e for e in found if e is not None])
 
 
 def _pool_event(obj: RawObject) -> RawObject | None:
@@ -468,25 +468,32 @@ def workload_nodes(
             else:
                 states = workload.list_of(NODES, None, node_state, managed_fields=False)
             token_secrets = _token_secrets(workload) if tokens else None
-            events = _node_events(workload)
+            events, events_note = _node_events(workload, namespace, cluster)
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
         return WorkloadNodes(namespace, cluster, None, note, unreachable=unreachable)
-    if keep:
-        return WorkloadNodes(namespace, cluster, nodes, token_secrets=token_secrets, events=events)
     return WorkloadNodes(
-        namespace, cluster, None, token_secrets=token_secrets, states=tuple(states), events=events
+        namespace,
+        cluster,
+        nodes if keep else None,
+        token_secrets=token_secrets,
+        states=None if keep else tuple(states),
+        events=events,
+        events_note=events_note,
     )
 
 
-def _node_events(workload: Kube) -> tuple[RawObject, ...] | None:
-    """The workload cluster's Events about Nodes, if readable (None: not shown)."""
+def _node_events(
+    workload: Kube, namespace: str, cluster: str
+) -> tuple[tuple[RawObject, ...] | None, str | None]:
+    """The workload cluster's Events about Nodes, or why they are not shown."""
     try:
         found = workload.list(EVENTS, None, field_selector=NODE_EVENTS, managed_fields=False)
-    except MachinePoolError:
-        return None
-    return tuple(found)
+    except MachinePoolError as err:
+        note = f"cannot read Event objects of Cluster {namespace}/{cluster}, so its Nodes' "
+        return None, note + f"Events are not shown: {err.message}"
+    return tuple(found), None
 
 
 def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str | None]:
@@ -634,7 +641,7 @@ def read_description(
     kept = {id(obj) for obj in objects}  # not what a LIST read in vain (ids are unique here)
     return Snapshot.of(
         objects,
-        reads.notes,
+        [*reads.notes, *(w.events_note for w in nodes if w.events_note)],
         nodes,
         reads.unread,
         secrets_scope,

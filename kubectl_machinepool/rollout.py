@@ -66,6 +66,8 @@ class PoolRollout:
     # The last time anything about the rollout moved, and whether it has not moved for too long.
     last_change: datetime | None
     stuck: bool
+    # False: the workload cluster's Nodes could not be read; no instance's state is known.
+    nodes_read: bool = True
 
     @property
     def done(self) -> bool:
@@ -92,19 +94,27 @@ def _latest_model(provider: Provider | None, raw: RawObject | None) -> bool | No
 
 
 def _instance(
-    instance: Instance, version: str | None, provider: Provider | None, snapshot: Snapshot
+    instance: Instance,
+    version: str | None,
+    provider: Provider | None,
+    snapshot: Snapshot,
+    nodes_read: bool,
 ) -> InstanceRollout:
     evidence: list[str] = []
     state = UNKNOWN
     node, machine = instance.node, instance.machine
     ran = node.kubelet_version if node is not None else None
     source = "kubelet"
-    if not ran and machine is not None and machine.version:
+    if not nodes_read:
+        # No Node is not the same as a Node not read: what it runs and whether it is Ready
+        # are unknown, whatever the Machine asked for.
+        evidence.append("Node not read")
+    elif not ran and machine is not None and machine.version:
         ran, source = machine.version, "Machine version (no Node)"
     if ran:
         state = UP_TO_DATE if not version or same_version(ran, version) else OLD
         evidence.append(f"{source} {ran}" + ("" if state == UP_TO_DATE else f", target {version}"))
-    else:
+    elif nodes_read:
         evidence.append("no Node and no Machine version")
     infra = instance.infra_machine
     raw = (
@@ -199,8 +209,14 @@ def _provider_rolling(pool: PoolDescription, provider: Provider | None) -> list[
 
 
 def pool_rollout(
-    pool: PoolDescription, snapshot: Snapshot, now: datetime, stuck_after: timedelta
+    pool: PoolDescription,
+    snapshot: Snapshot,
+    now: datetime,
+    stuck_after: timedelta,
+    nodes_read: bool = True,
 ) -> PoolRollout:
+    """nodes_read False: the workload cluster's Nodes could not be read, so no instance's
+    version or readiness is known and the rollout is judged neither done nor stuck."""
     mp = pool.pool
     ref = mp.infrastructure_ref
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
@@ -229,8 +245,10 @@ def pool_rollout(
         mp.observed_generation,
         *_generation(raw_infra),
     )
-    instances = tuple(_instance(i, version, provider, snapshot) for i in pool.instances)
+    instances = tuple(_instance(i, version, provider, snapshot, nodes_read) for i in pool.instances)
     waiting = []
+    if not nodes_read:
+        waiting.append(f"the Nodes of Cluster {mp.namespace}/{mp.cluster} could not be read")
     if pool.paused_by:
         waiting.append(f"reconciliation is paused: {pool.paused_by}")
     for what, gen, seen in (
@@ -253,10 +271,11 @@ def pool_rollout(
     desired = mp.desired
     available = _available(instances)
     wanted = desired if desired is not None else len(instances)
-    if available < wanted:
+    if available < wanted and nodes_read:
         waiting.append(f"{available} of {wanted} desired instances up to date and Ready")
     last = _last_change(pool, raw_pool)
-    stuck = bool(waiting) and last is not None and now - last > stuck_after
+    moved_long_ago = last is not None and now - last > stuck_after
+    stuck = bool(waiting) and moved_long_ago and nodes_read
     return PoolRollout(
         mp.namespace,
         mp.name,
@@ -267,4 +286,5 @@ def pool_rollout(
         tuple(waiting),
         last,
         stuck,
+        nodes_read,
     )

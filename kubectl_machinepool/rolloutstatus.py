@@ -30,6 +30,8 @@ class Report:
     # The findings about these pools: why a stuck one is stuck.
     findings: tuple[Finding, ...]
     now: datetime
+    # What could not be read, one warning each (the Nodes' included).
+    notes: tuple[str, ...] = ()
 
     @property
     def done(self) -> bool:
@@ -50,14 +52,14 @@ class End(enum.Enum):
 def report_of(loaded: Loaded, rules: RuleOptions, stuck_after: timedelta) -> Report:
     now = loaded.description.now
     rollouts = tuple(
-        pool_rollout(pool, loaded.snapshot, now, stuck_after)
+        pool_rollout(pool, loaded.snapshot, now, stuck_after, cluster.nodes_read)
         for cluster in loaded.description.clusters
         for pool in cluster.pools
     )
     _, findings = judge(loaded, rules)
     keys = {(r.namespace, r.cluster, r.name) for r in rollouts}
     ours = tuple(f for f in findings if (f.namespace, f.cluster, f.pool) in keys)
-    return Report(rollouts, ours, now)
+    return Report(rollouts, ours, now, loaded.notes)
 
 
 def follow(

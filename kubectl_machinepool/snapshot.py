@@ -50,6 +50,8 @@ class WorkloadNodes:
     # The workload cluster's Events about Nodes, read live; None when not read (a dump's are
     # among its objects).
     events: tuple[RawObject, ...] | None = None
+    # Why those Events were not read (the warning says so; the Nodes were read).
+    events_note: str | None = None
 
     @property
     def read(self) -> bool:

@@ -6,8 +6,9 @@ import click
 
 from kubectl_machinepool.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.environment import Environment
-from kubectl_machinepool.errors import UsageError
+from kubectl_machinepool.errors import MachinePoolError, UsageError
 from kubectl_machinepool.options import AccessOptions, OutputOptions, PoolScope, Source
+from kubectl_machinepool.snapshot import Snapshot
 
 
 def _types(_ctx: click.Context, _param: click.Parameter, value: str | None) -> frozenset[str]:
@@ -67,6 +68,7 @@ def events_command(
     from kubectl_machinepool.render.structured import to_json, to_yaml
 
     def records(loaded: reading.Loaded) -> list[EventRecord]:
+        _readable(loaded.snapshot)
         found = [e for c in loaded.description.clusters for p in c.pools for e in p.events]
         found = [e for e in found if not types or e.type.lower() in types]
         return sorted(found, key=lambda e: (e.last is None, e.last, e.kind, e.name))
@@ -82,7 +84,9 @@ def events_command(
         loaded = flags.described(env, access, source, pools, report_extras=False)
         found = records(loaded)
         if not found and output.format == "table":
-            env.err(f"No events found{' in ' + loaded.namespace if loaded.namespace else ''}.")
+            if not loaded.notes:  # else what could not be read is warned, not "none"
+                where = f" in {loaded.namespace}" if loaded.namespace else ""
+                env.err(f"No events found{where}.")
             return
         env.out(drawn(loaded, found, headers=not output.no_headers), nl=False)
         if message := reading.check_found(loaded):
@@ -108,3 +112,14 @@ def events_command(
     flags.follow_described(
         env, access, pools, new_rows, color=False, report_extras=False, appended=True
     )
+
+
+def _readable(snapshot: Snapshot) -> None:
+    """The command's own subject: Events not read are an error, never an empty list that
+    says "none" where a Warning may be."""
+    if ("", "Event") in snapshot.unread:
+        raise MachinePoolError(
+            "the pools' Events could not be read, so none are listed",
+            hint="see the warning above; the reader role (kubectl-machinepool-reader) "
+            "grants list on events",
+        )

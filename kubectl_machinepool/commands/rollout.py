@@ -134,8 +134,13 @@ def status_command(
             hint="kubectl machinepool rollout status NAME -n NAMESPACE",
         )
     shown: dict[tuple[str, str], str] = {}
+    warned: set[str] = set()
 
     def show(report: rolloutstatus.Report) -> None:
+        for note in report.notes:
+            if note not in warned:  # followed: each once, not on every read
+                warned.add(note)
+                env.warn(note)
         if output.format == "json":
             return  # one document, at the end
         if not shown:

@@ -78,6 +78,11 @@ def progress(rollout: PoolRollout) -> str:
     """kubectl rollout status's line for this pool now."""
     if rollout.done:
         return f"{_pool(rollout)} successfully rolled out"
+    if not rollout.nodes_read:
+        return (
+            f"Waiting for {_pool(rollout)} rollout: {escape(rollout.waiting_for[0])}, so no "
+            "instance's version or readiness is known..."
+        )
     wanted = rollout.desired if rollout.desired is not None else len(rollout.instances)
     old, unknown = rollout.count(OLD), rollout.count(UNKNOWN)
     where = f"{rollout.available} of {wanted} instances up to date and Ready"
@@ -110,6 +115,7 @@ def document(report: Report, end: str) -> dict[str, Any]:
         "kind": "RolloutStatus",
         "now": format_time(report.now),
         "end": end,
+        "notes": list(report.notes),
         "pools": [_pool_doc(r, report) for r in report.rollouts],
     }
 
@@ -122,6 +128,7 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
         "cluster": rollout.cluster,
         "done": rollout.done,
         "stuck": rollout.stuck,
+        "nodesRead": rollout.nodes_read,
         "target": {
             "version": t.version,
             "infraFields": list(t.infra_fields),
@@ -134,7 +141,7 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
         },
         "counts": {
             "desired": rollout.desired,
-            "upToDateAndReady": rollout.available,
+            "upToDateAndReady": rollout.available if rollout.nodes_read else None,
             "upToDate": rollout.count(UP_TO_DATE),
             "old": rollout.count(OLD),
             "unknown": rollout.count(UNKNOWN),
@@ -144,7 +151,7 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
                 "name": i.name,
                 "state": i.state,
                 "evidence": list(i.evidence),
-                "ready": i.ready,
+                "ready": i.ready if rollout.nodes_read else None,
                 "deleting": i.deleting,
             }
             for i in rollout.instances
