@@ -122,12 +122,14 @@ READ_CAPI = {
     "resources": ["*"],
     "verbs": ["get", "list"],
 }
+# Without it every describe warns that the pools' Events are not shown (test_unreadable.py).
+READ_EVENTS = {"apiGroups": [""], "resources": ["events"], "verbs": ["list"]}
 
 
 def test_without_secret_access_the_management_tree_and_one_note(v1beta2, capsys) -> None:
     namespace, _, _ = load(v1beta2, "azure-vmss")
     viewer = v1beta2.server.add_user(f"viewer-{namespace}")
-    v1beta2.grant(viewer.name, namespace, [READ_CAPI])
+    v1beta2.grant(viewer.name, namespace, [READ_CAPI, READ_EVENTS])
 
     result = run_cli(
         capsys, "describe", "-n", namespace, "--kubeconfig", str(viewer.kubeconfig), "--now", AT
@@ -294,6 +296,7 @@ def test_unreadable_infra_machines_raise_no_false_alarms(v1beta2, capsys) -> Non
             "verbs": ["get", "list"],
         },
         {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
+        READ_EVENTS,
     ]
     v1beta2.grant(viewer.name, namespace, rules)
 
