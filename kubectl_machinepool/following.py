@@ -6,7 +6,9 @@ again and shown, so nothing that changed in between is missed (one read more tha
 view). Never a timer: a steady pool costs one watch request per kind per WINDOW, no LIST. Changes
 that come together (an instance replaced: Machine, infra machine, Node) are read once, SETTLE
 after the first. A read that fails after the first (an API server restarting) is reported and
-tried again RETRY later; the first must succeed. Library code: no click, no printing.
+tried again RETRY later; the first must succeed. A watch silent long enough to be stalled
+(changes.py) is warned about, as the view may then be stale, and again when it is heard from,
+and the view read again. Library code: no click, no printing.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from kubectl_machinepool.changes import Change, Changes, Watched
+from kubectl_machinepool.changes import Change, Changes, Silence, Watched
 from kubectl_machinepool.errors import MachinePoolError
 from kubectl_machinepool.kube import Kube
 from kubectl_machinepool.options import AccessOptions
@@ -64,10 +66,17 @@ def follow(
                 now = clock()
                 if deadline is not None and now >= deadline:
                     return False, view
-                waits = [w for w in (wake_in(view),) if w is not None]
+                due = [w for w in (wake_in(view),) if w is not None]
                 if deadline is not None:
-                    waits.append(deadline - now)
-                if changes.wait(max(min(waits), 0.0) if waits else None):
+                    due.append(deadline - now)
+                quiet = changes.quiet_in()
+                waits = [*due, quiet] if quiet is not None else due
+                changed = changes.wait(max(min(waits), 0.0) if waits else None)
+                heard_again = _say_quiet(changes, warn)
+                for_quiet = quiet is not None and all(quiet < d for d in due)
+                if for_quiet and not (changed or heard_again):
+                    continue  # woken only to say that a watch went silent: nothing new to read
+                if changed:
                     time.sleep(SETTLE)
                 seen = changes.take()
                 try:
@@ -80,3 +89,23 @@ def follow(
                     return True, view
         finally:
             changes.stop()
+
+
+def _say_quiet(changes: Changes, warn: Callable[[str], None]) -> bool:
+    """Warn of the watches gone silent and of those heard again; whether any was."""
+    began, ended = changes.quiet()
+    for silence in began:
+        warn(
+            f"no word from the API server of {silence.where} about {_plurals(silence)} for "
+            f"{silence.seconds:.0f}s; the view may be stale (reconnecting)"
+        )
+    for silence in ended:
+        warn(
+            f"the API server of {silence.where} answers again about {_plurals(silence)} "
+            f"after {silence.seconds:.0f}s without a word; the view is read again"
+        )
+    return bool(ended)
+
+
+def _plurals(silence: Silence) -> str:
+    return ", ".join(silence.plurals)

@@ -26,7 +26,14 @@ from kubectl_machinepool.errors import (
     NotFoundError,
 )
 from kubectl_machinepool.fields import dig, items, mapping, text
-from kubectl_machinepool.kubewatch import WATCH_SLACK, WATCH_WINDOW, Watch, stream_lines, watch
+from kubectl_machinepool.kubewatch import (
+    WATCH_SLACK,
+    WATCH_WINDOW,
+    Health,
+    Watch,
+    stream_lines,
+    watch,
+)
 from kubectl_machinepool.liststream import NotAList, read_list, without_managed_fields
 from kubectl_machinepool.options import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject
@@ -361,20 +368,26 @@ class Kube:
         return (answer.get("status") or {}).get("allowed") is True
 
     def stream(
-        self, path: str, query: dict[str, str], *, window: float
+        self,
+        path: str,
+        query: dict[str, str],
+        *,
+        silence: float,
+        opened: Callable[[], None] = lambda: None,
     ) -> Generator[bytes, None, None]:
         """The lines of a streamed answer (a watch): each at most MAX_ANSWER bytes, none waited
-        for longer than window plus WATCH_SLACK, and the stream over by then at the latest.
-        Failures as request() raises them; a dropped connection is an UnreachableError."""
-        read_timeout = window + WATCH_SLACK
-        deadline = time.monotonic() + read_timeout
+        for longer than silence, and the stream over by then at the latest; opened() once the
+        server has answered. Failures as request() raises them; a dropped connection is an
+        UnreachableError."""
+        deadline = time.monotonic() + silence
         try:
             with transport_errors(self.where):
                 call = _Call("GET", path, query)
-                response = self._open(call, (self._timeout, read_timeout))
+                response = self._open(call, (self._timeout, silence))
                 if not 200 <= response.status < 300:
-                    data = self._body(response, read_timeout)
+                    data = self._body(response, silence)
                     raise api_error(self.where, "GET", path, response.status, data)
+                opened()
                 with closing(response):
                     yield from stream_lines(response, deadline, self.where, MAX_ANSWER)
         except Retry as retry:
@@ -390,11 +403,13 @@ class Kube:
         resource_version: str | None = None,
         timeout: float | None = None,
         window: float = WATCH_WINDOW,
+        slack: float = WATCH_SLACK,
+        health: Health | None = None,
     ) -> Generator[tuple[str, RawObject], None, None]:
         """Events (type, object) of a kind, as the watch API sends them, until timeout passes
-        (None: never). See kubewatch.watch for restarts, re-lists and bounds."""
-        spec = Watch(resource, namespace, name, selector, window)
-        return watch(self, spec, resource_version, timeout)
+        (None: never). See kubewatch.watch for restarts, re-lists, backoff and bounds."""
+        spec = Watch(resource, namespace, name, selector, window, slack)
+        return watch(self, spec, resource_version, timeout, health)
 
     # -- discovery ---------------------------------------------------------------------------
 

@@ -7,8 +7,16 @@ was compacted, or the watch cache moved on) nothing can be resumed: the objects 
 again and handed over as one LISTED event, the state the caller must take as current. The
 first event is such a LISTED one too, unless the caller gives a resourceVersion to start at.
 
+A watch that fails (410 again, a dropped or silent connection, a busy server) is opened again
+after a pause that backs off as client-go's reflector does: none after a first 410 or dropped
+connection (a re-list or a new connection cures those), then BACKOFF_FIRST doubling up to
+BACKOFF_MOST, each stretched by up to as much again at random so that many clients do not come
+back together, counted from the start again once BACKOFF_RESET passes without a failure.
+Health keeps that count, and hears each word from the server, across the watches a follower
+starts one after another.
+
 Bounds: one event is at most the size of one answer (kube.MAX_ANSWER), each connection lasts
-at most its window (plus WATCH_SLACK of silence), and the whole watch ends when its timeout
+at most its window (plus its slack of silence), and the whole watch ends when its timeout
 passes. Failures are MachinePoolErrors, as for every request.
 """
 
@@ -16,8 +24,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,11 +40,16 @@ if TYPE_CHECKING:
     from kubectl_machinepool.transport import Answer
 
 # How long the server keeps one watch open (timeoutSeconds) before it is opened again, and how
-# much longer a silent connection is waited for beyond that.
+# much longer a silent connection is waited for beyond that: the server ends it on time (with a
+# bookmark 2 s before), so a connection silent past both is stalled.
 WATCH_WINDOW = 300.0
-WATCH_SLACK = 15.0
+WATCH_SLACK = 10.0
 # Connections in a row that fail (or end at once, with nothing) before the watch gives up.
 WATCH_RETRIES = 3
+# client-go's reflector: 0.8 s doubling to 30 s, jittered by up to 100%, reset after 2 minutes.
+BACKOFF_FIRST = 0.8
+BACKOFF_MOST = 30.0
+BACKOFF_RESET = 120.0
 # The synthetic event: every object as of now, in a List (first, and after 410 Gone).
 LISTED = "LISTED"
 GONE = 410
@@ -53,6 +67,7 @@ class Watch:
     name: str | None = None
     selector: str | None = None
     window: float = WATCH_WINDOW
+    slack: float = WATCH_SLACK
 
     @property
     def selectors(self) -> dict[str, str]:
@@ -66,6 +81,54 @@ class Watch:
 
 class _Expired(Exception):
     """The resourceVersion to resume from is gone (410): list again."""
+
+
+def backoff(retries: int, jitter: float) -> float:
+    """Seconds to wait before the next attempt after `retries` failures in a row that a
+    retry at once did not cure: none for 0, then BACKOFF_FIRST doubling up to BACKOFF_MOST,
+    stretched by jitter (0 to 1) of itself."""
+    if retries <= 0:
+        return 0.0
+    return min(BACKOFF_FIRST * 2.0 ** (retries - 1), BACKOFF_MOST) * (1.0 + jitter)
+
+
+class Health:
+    """How the server of one watched kind is doing, kept across its connections, and across
+    the watches a follower starts one after another: heard() on every word from it (a list,
+    an answer opening a watch, an event or bookmark, a watch it ended on time), and the
+    backoff after failures. clock (the watch's, for all its timing), jitter and sleep are
+    the real ones but in tests."""
+
+    def __init__(
+        self,
+        heard: Callable[[], None] = lambda: None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        jitter: Callable[[], float] = random.random,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
+        self.heard = heard
+        self.clock = clock
+        self._jitter = jitter
+        self._sleep = sleep
+        self._failures = 0
+        # When the last retry was due: a quiet spell is counted from then.
+        self._retried: float | None = None
+
+    def failed(self, *, at_once: bool, most: float | None = None) -> None:
+        """Wait before the next attempt, at most `most` seconds. at_once: whether a first
+        failure after a quiet spell is tried again at once (410 Gone is cured by a re-list,
+        a dropped or stalled connection by a new one; a busy server is not)."""
+        now = self.clock()
+        if self._retried is not None and now - self._retried >= BACKOFF_RESET:
+            self._failures = 0
+        self._failures += 1
+        pause = backoff(self._failures - 1 if at_once else self._failures, self._jitter())
+        if most is not None:
+            pause = max(min(pause, most), 0.0)
+        self._retried = now + pause
+        if pause > 0:
+            self._sleep(pause)
 
 
 def stream_lines(response: Answer, deadline: float, where: str, limit: int) -> Iterator[bytes]:
@@ -115,7 +178,7 @@ def _listed(kube: Kube, spec: Watch) -> dict[str, Any]:
 
 
 def _connection(
-    kube: Kube, spec: Watch, version: str, seconds: int
+    kube: Kube, spec: Watch, version: str, seconds: int, health: Health
 ) -> Generator[tuple[str, dict[str, Any], str], None, None]:
     """One watch connection's events, with the resourceVersion to resume from after each."""
     query = {
@@ -125,10 +188,12 @@ def _connection(
         "timeoutSeconds": str(seconds),
         **spec.selectors,
     }
+    path = spec.resource.path(spec.namespace)
     try:
-        lines = kube.stream(spec.resource.path(spec.namespace), query, window=seconds)
+        lines = kube.stream(path, query, silence=seconds + spec.slack, opened=health.heard)
         with closing(lines):
             for line in lines:
+                health.heard()
                 kind, obj = _event(line, kube.where)
                 if kind == "ERROR":
                     code = integer(obj.get("code")) or 0
@@ -145,55 +210,59 @@ def _connection(
 
 
 def watch(
-    kube: Kube, spec: Watch, resource_version: str | None, timeout: float | None
+    kube: Kube,
+    spec: Watch,
+    resource_version: str | None,
+    timeout: float | None,
+    health: Health | None = None,
 ) -> Generator[Event, None, None]:
     """Events as the watch API sends them (ADDED, MODIFIED, DELETED; bookmarks kept to
     itself), LISTED first and after 410 Gone, until timeout passes (None: never)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
+    health = health or Health()
+    clock = health.clock
+    deadline = None if timeout is None else clock() + timeout
     version = resource_version
-    failures, last = 0, ""
-    while deadline is None or time.monotonic() < deadline:
+    # Failures with no event in between, for giving up; the backoff is health's.
+    failures = 0
+    while deadline is None or clock() < deadline:
         if version is None:
             listed = _listed(kube, spec)
+            health.heard()
             version = text(dig(listed, "metadata", "resourceVersion")) or ""
             yield LISTED, listed
             continue
-        left = spec.window if deadline is None else min(spec.window, deadline - time.monotonic())
+        left = spec.window if deadline is None else min(spec.window, deadline - clock())
         seconds = max(1, math.ceil(left))
-        opened, events = time.monotonic(), 0
-        pause = 0
+        opened, events = clock(), 0
+        expired, at_once = False, True
         try:
             # Closed here, not when the collector finds it: its socket is only closed with it.
-            with closing(_connection(kube, spec, version, seconds)) as connection:
+            with closing(_connection(kube, spec, version, seconds, health)) as connection:
                 for kind, obj, seen in connection:
                     version, events, failures = seen, events + 1, 0
                     if kind != "BOOKMARK":
                         yield kind, obj
         except _Expired:
-            version = None
-            if events:
-                continue
-            # Expired before a single event: a server doing that each time must not be
-            # listed from forever.
-            failures, last = failures + 1, "its resourceVersion expired at once"
-            pause = failures - 1  # the first expiry is normal: list again at once
+            # Normal after a while (etcd compacted): list again. Expired before a single
+            # event, a server doing that each time must not be listed from forever.
+            version, expired, last = None, True, "its resourceVersion expired at once"
         except MachinePoolError as err:
             # Dropped, silent past its window, or the server busy (a cache initializing
             # answers 429): open it again; anything else is the caller's to hear.
             if not isinstance(err, UnreachableError) and err.status not in TRANSIENT:
                 raise
-            failures, last = failures + 1, err.message
-            pause = failures
+            last, at_once = err.message, isinstance(err, UnreachableError)
         else:
             # A server closing a watch at once, again and again, must not be asked forever.
-            quick = not events and time.monotonic() - opened < seconds / 2
-            failures = failures + 1 if quick else 0
-            last, pause = "the server ended it at once", failures
+            if events or clock() - opened >= seconds / 2:
+                health.heard()
+                failures = 0
+                continue
+            last, at_once = "the server ended it at once", False
+        failures = failures if expired and events else failures + 1
         if failures > WATCH_RETRIES:
             raise UnreachableError(
                 f"the watch of {spec.resource.plural} on {kube.where} keeps failing: {last}",
                 hint="check that the server is reachable, and raise --request-timeout",
             )
-        if pause:
-            left = 5.0 if deadline is None else max(0.0, deadline - time.monotonic())
-            time.sleep(min(float(pause), 5.0, left))
+        health.failed(at_once=at_once, most=None if deadline is None else deadline - clock())

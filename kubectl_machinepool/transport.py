@@ -220,6 +220,7 @@ class _Direct:
         self._idle: list[_Connection] = []
         self._lock = threading.Lock()
         self._context: ssl.SSLContext | None = None
+        self._closed = False
 
     def _tls(self) -> ssl.SSLContext:
         """Made at the first connection, so that an unusable CA or client certificate is
@@ -263,15 +264,21 @@ class _Direct:
 
     def _give_back(self, conn: _Connection, reusable: bool) -> None:
         with self._lock:
-            # No socket: the server said it closes the connection after this answer.
-            if reusable and conn.sock is not None and len(self._idle) < POOL_SIZE:
+            # No socket: the server said it closes the connection after this answer. Closed:
+            # a watch thread still running after its follower ended gives its connection back.
+            if (
+                reusable
+                and conn.sock is not None
+                and len(self._idle) < POOL_SIZE
+                and not self._closed
+            ):
                 self._idle.append(conn)
                 return
         conn.close()
 
     def close(self) -> None:
         with self._lock:
-            idle, self._idle = self._idle, []
+            idle, self._idle, self._closed = self._idle, [], True
         for conn in idle:
             conn.close()
 
@@ -400,6 +407,7 @@ class Transport:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._closed = False
         proxy = proxy_for(settings, environment_proxies())
         self._pool: _Direct | _Proxied = (
             _Direct(settings) if proxy is None else _Proxied(settings, proxy)
@@ -409,7 +417,10 @@ class Transport:
         self, method: str, path: str, headers: Headers, body: Any | None, timeout: Timeout
     ) -> Answer:
         """Send one request. path carries its query; headers get the User-Agent and the
-        credentials added; a body is sent as JSON."""
+        credentials added; a body is sent as JSON. None once closed: a watch's thread still
+        running after its follower ended opens no more connections."""
+        if self._closed:
+            raise OSError("the run has closed its connections to the API server")
         headers = [*headers, ("User-Agent", USER_AGENT)]
         authorization = self.settings.auth.header()
         if authorization:
@@ -418,4 +429,5 @@ class Transport:
         return self._pool.open(method, quote(path, safe=URL_SAFE), headers, data, timeout)
 
     def close(self) -> None:
+        self._closed = True
         self._pool.close()

@@ -12,12 +12,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.controlplane import ControlPlane, missing_testbin
 from support.live import LiveCluster
 from support.live import missing_binaries as live_missing_binaries
-from support.management import ManagementCluster, management_cluster
+from support.management import (
+    ManagementCluster,
+    create_scenario,
+    delete_nodes,
+    management_cluster,
+)
+from support.scenarios import SCENARIOS
 
 GENERATIONS = ["v1beta2", "v1beta1"]
 
@@ -75,3 +82,13 @@ def v1beta2(control_plane: ControlPlane) -> ManagementCluster:
 @pytest.fixture
 def namespace(mgmt: ManagementCluster) -> str:
     return mgmt.new_namespace()
+
+
+@pytest.fixture
+def vmss(v1beta2: ManagementCluster) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The azure-vmss scenario: vmss-workers-2's Node is NotReady."""
+    namespace = v1beta2.new_namespace()
+    objects = SCENARIOS["azure-vmss"]("v1beta2", namespace, namespace.removeprefix("t-"))
+    create_scenario(v1beta2, objects)
+    yield namespace, objects
+    delete_nodes(v1beta2, objects)

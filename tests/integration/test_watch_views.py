@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +16,11 @@ from support.controlplane import ControlPlane
 from support.faultproxy import Fault, Injection, fault_proxy
 from support.kinds import Kinds
 from support.kubeapi import KubeAPI
-from support.management import ManagementCluster, create_scenario, delete_nodes
+from support.management import ManagementCluster, create_scenario
 from support.run import Lines, run_cli, start_plugin
 from support.scenarios import SCENARIOS
 
 Obj = dict[str, Any]
-
-
-@pytest.fixture
-def vmss(v1beta2: ManagementCluster) -> Iterator[tuple[str, list[Obj]]]:
-    """The azure-vmss scenario: vmss-workers-2's Node is NotReady."""
-    namespace = v1beta2.new_namespace()
-    objects = SCENARIOS["azure-vmss"]("v1beta2", namespace, namespace.removeprefix("t-"))
-    create_scenario(v1beta2, objects)
-    yield namespace, objects
-    delete_nodes(v1beta2, objects)
 
 
 def _node_ready(cluster: ManagementCluster, objects: list[Obj]) -> str:

@@ -136,11 +136,14 @@ Match = Callable[[Seen], bool]
 
 @dataclass(frozen=True)
 class Injection:
-    """Fail the request with this index, or else the first one `match` accepts (once per arm)."""
+    """Fail the request with this index, or else the first one `match` accepts (once per arm;
+    with `times`, as many as that: a server answering every watch 410, a stall that holds
+    each new connection too)."""
 
     fault: Fault
     index: int | None = None
     match: Match | None = None
+    times: int = 1
 
     def hits(self, seen: Seen) -> bool:
         if self.index is not None:
@@ -321,6 +324,7 @@ class FaultProxy:
         self._injection: Injection | None = None
         self._paging: Paging | None = None
         self._fired: Seen | None = None
+        self._hits = 0
         self._log: list[Seen] = []
         self._waiters: list[_Waiter] = []
         self._held: list[_Held] = []
@@ -357,6 +361,7 @@ class FaultProxy:
             self._injection = injection
             self._paging = paging
             self._fired = None
+            self._hits = 0
             self._log = []
             self._waiters = []
 
@@ -512,9 +517,10 @@ class FaultProxy:
         with self._lock:
             seen = Seen(len(self._log) + 1, request.method, path, query, request.body)
             injection = self._injection
-            if injection is not None and self._fired is None and injection.hits(seen):
+            if injection is not None and self._hits < injection.times and injection.hits(seen):
                 seen = replace(seen, fault=injection.fault)
-                self._fired = seen
+                self._fired = self._fired or seen
+                self._hits += 1
             self._log.append(seen)
             for waiter in self._waiters:
                 if waiter.seen is None and waiter.match(seen):

@@ -388,7 +388,7 @@ def test_an_answer_not_read_to_its_end_closes_its_connection(no_proxy_environmen
     """The next request on it would find the rest of the answer."""
     handler = connections()
     with serving(handler) as server, direct(server.server_address[1]) as kube:
-        lines = kube.stream("/lines", {}, window=5)
+        lines = kube.stream("/lines", {}, silence=5)
         next(lines)  # the first line of the answer, then no more
         lines.close()
         assert eventually(lambda: handler.closed == handler.peers[:1])
