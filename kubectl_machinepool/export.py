@@ -3,8 +3,9 @@
 An export is a Snapshot written down: `manifest.yaml` (kind MachinePoolExport: when it was
 captured, the versions, the scope, what could not be read and why, which file holds which
 workload cluster), `management.json` (a List of the management cluster's objects) and one
-`workload-N.json` per Cluster (a List of its Nodes and Node Events). Read back, it is the same
-Snapshot, so describe, diagnose and diff-metadata answer as they did at capture time.
+`workload-N.json` per Cluster (a List of its Nodes and Node Events). Each object keeps only the
+fields the readers read (exportfields.py). Read back, it is the same Snapshot to every reader, so
+describe, diagnose and diff-metadata answer as they did at capture time.
 
 Pure: documents in, documents out. Files are bundlefiles.py's.
 """
@@ -20,7 +21,8 @@ from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.fields import dig, flag, items, mapping, strings, text
+from kubectl_machinepool.exportfields import kept_fields
+from kubectl_machinepool.fields import flag, items, mapping, strings, text
 from kubectl_machinepool.snapshot import RawObject, Snapshot, WorkloadNodes
 from kubectl_machinepool.timeutil import format_time, parse_time
 
@@ -30,14 +32,6 @@ MANIFEST = "manifest.yaml"
 MANAGEMENT = "management.json"
 # Cluster names are not file names (they are someone else's text): workloads are numbered.
 WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.json")
-
-REMOVED = "<removed by kubectl-machinepool export>"
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-# Values that hold credentials wherever they appear: kubeadm's inline files and user
-# passwords, cloud-init user data, bootstrap tokens. Nothing offline mode shows reads them,
-# but a bootstrap token's id, which the token rule names.
-_CREDENTIAL_KEYS = frozenset({"content", "passwd", "password", "userData", "customData"})
-_TOKEN_KEY = "token"
 
 
 @dataclass(frozen=True)
@@ -57,57 +51,8 @@ class Versions:
     capi_source: str
 
 
-def _without_credentials(value: Any) -> tuple[Any, bool]:
-    """A copy with credential values replaced, and whether any was."""
-    if isinstance(value, list):
-        pairs = [_without_credentials(v) for v in value]
-        return [v for v, _ in pairs], any(changed for _, changed in pairs)
-    if not isinstance(value, dict):
-        return value, False
-    copy: dict[str, Any] = {}
-    changed = False
-    for key, child in value.items():
-        if key in _CREDENTIAL_KEYS and isinstance(child, str) and child:
-            copy[key], changed = REMOVED, True
-        elif key == _TOKEN_KEY and isinstance(child, str) and child:
-            # kubeadm's "<id>.<secret>": the id names the token's Secret, the secret is the key.
-            token_id, dot, _ = child.partition(".")
-            copy[key], changed = (f"{token_id}.{REMOVED}" if dot else REMOVED), True
-        elif key == "env" and isinstance(child, list):
-            copy[key] = [_env_var(v) for v in child]
-            changed = changed or any(isinstance(v, dict) and "value" in v for v in child)
-        else:
-            copy[key], inner = _without_credentials(child)
-            changed = changed or inner
-    return copy, changed
-
-
-def _env_var(var: Any) -> Any:
-    if isinstance(var, dict) and "value" in var:
-        return {**var, "value": REMOVED}
-    return var
-
-
-def exported_object(obj: RawObject) -> RawObject:
-    """What an export keeps of an object: Secrets as metadata only, credentials never, and no
-    last-applied copy of what was removed."""
-    if obj.get("kind") == "Secret" and obj.get("apiVersion") == "v1":
-        meta = dict(mapping(obj.get("metadata")))
-        meta.pop("annotations", None)
-        kept = {"apiVersion": "v1", "kind": "Secret", "metadata": meta}
-        if isinstance(obj.get("type"), str):
-            kept["type"] = obj["type"]
-        return kept
-    copy, changed = _without_credentials(obj)
-    annotations = dig(copy, "metadata", "annotations")
-    if changed and isinstance(annotations, dict) and LAST_APPLIED in annotations:
-        annotations[LAST_APPLIED] = REMOVED
-    result: RawObject = copy
-    return result
-
-
 def _object_list(objects: Iterable[RawObject]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "List", "items": [exported_object(o) for o in objects]}
+    return {"apiVersion": "v1", "kind": "List", "items": [kept_fields(o) for o in objects]}
 
 
 def documents_of(

@@ -98,6 +98,23 @@ def _split(arg: str) -> list[str]:
         return arg.split()
 
 
+def sync_args(args: Sequence[str]) -> list[str]:
+    """The args sync_rules reads of these: each that holds a sync flag or a sync flag's value
+    (an export keeps these alone; the others may carry anything)."""
+    flags = (LABELS_FLAG, ANNOTATIONS_FLAG)
+    kept: list[str] = []
+    after_flag = False
+    for arg in args:
+        wanted = False
+        for token in _split(arg) if " " in arg else [arg]:
+            wanted = wanted or after_flag or token.startswith(tuple(f + "=" for f in flags))
+            after_flag = token in flags
+            wanted = wanted or after_flag
+        if wanted:
+            kept.append(arg)
+    return kept
+
+
 def sync_rules(
     core_controller: RawObject | None,
     labels_override: Sequence[str] | None,

@@ -12,7 +12,7 @@ Pure: raw objects in, targets out.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,13 +80,23 @@ def _capg_family(value: str, _parent: dict[str, Any], _infra: RawObject) -> str 
     return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
 
 
-Reading = Callable[[str, dict[str, Any], RawObject], str | None]
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How a field's value names a release, and what else that reads (an export keeps it)."""
+
+    read: Callable[[str, dict[str, Any], RawObject], str | None]
+    # Keys of the mapping that holds the value.
+    beside: tuple[str, ...] = ()
+    # Fields of the object, dotted from its root.
+    elsewhere: tuple[str, ...] = ()
+
+
 READINGS: dict[str, Reading] = {
-    "kubernetes": _kubernetes,
-    "eks-release": _eks_release,
-    "capz-reference-gallery": _reference_gallery,
-    "capz-capi-offer": _capi_offer,
-    "capg-image-family": _capg_family,
+    "kubernetes": Reading(_kubernetes),
+    "eks-release": Reading(_eks_release, elsewhere=("spec.amiType",)),
+    "capz-reference-gallery": Reading(_reference_gallery, beside=("gallery",)),
+    "capz-capi-offer": Reading(_capi_offer, beside=("publisher", "offer")),
+    "capg-image-family": Reading(_capg_family),
 }
 
 
@@ -112,7 +122,7 @@ def field_targets(kind: str, fields: tuple[VersionField, ...], obj: RawObject) -
     """The targets of these fields of obj, in the registry's order."""
     found = []
     for field in fields:
-        reading = READINGS[field.reading]
+        reading = READINGS[field.reading].read
         for parent, path, value in _values(obj, field.path.split(".")):
             version = reading(value, parent, obj)
             if version is not None:
@@ -120,6 +130,19 @@ def field_targets(kind: str, fields: tuple[VersionField, ...], obj: RawObject) -
     return found
 
 
+def fields_read(fields: Iterable[VersionField]) -> tuple[str, ...]:
+    """Every path field_targets reads for these fields."""
+    found: list[str] = []
+    for field in fields:
+        reading = READINGS[field.reading]
+        parent = field.path.rpartition(".")[0]
+        found += [field.path, *reading.elsewhere]
+        found += [f"{parent}.{key}" if parent else key for key in reading.beside]
+    return tuple(found)
+
+
+# Where companion_name finds an embedded companion's name.
+EMBEDDED_NAME_FIELDS = ("spec.resources[].kind", "spec.resources[].metadata.name")
 _NOT_IN_A_NAME = re.compile(r"[^a-z0-9-]+")
 
 

@@ -58,11 +58,12 @@ def export_command(
     \b
     The export holds the Cluster API objects in scope (Clusters, MachinePools, Machines,
     infra pools and machines, bootstrap configs, control planes, MachineHealthChecks,
-    Events), the core manager's Deployment, Secrets as metadata only, and each workload
-    cluster's Nodes and Node Events; never a credential (kubeadm tokens' secrets, inline
-    files, user data and env values are removed). manifest.yaml says when it was captured,
-    the Cluster API and plugin versions, and what could not be read and why. Read it with
-    -f DIR or -f FILE.tar.gz: ages are read as at the capture unless --now says otherwise.
+    Events), the core manager's Deployment, Secret names, and each workload cluster's Nodes
+    and Node Events. Of each object it keeps only the fields these commands read (a bootstrap
+    token only its id), so no credential and no field unknown to it leaves the cluster.
+    manifest.yaml says when it was captured, the Cluster API and plugin versions, and what
+    could not be read and why. Read it with -f DIR or -f FILE.tar.gz: ages are read as at
+    the capture unless --now says otherwise.
 
     \b
     --redact REGEX (repeatable) replaces each text it matches in an object's name or

@@ -127,9 +127,19 @@ def test_manifest_records_capture_versions_and_scope_and_is_the_default_now(
     assert later.out != listed.out
 
 
-def test_no_credential_leaves_the_cluster(mgmt, scenario_in, tmp_path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("name", "flags"), [("export.tar.gz", ()), ("export", ("--redact", "vmss-workers"))]
+)
+def test_no_credential_leaves_the_cluster(mgmt, scenario_in, tmp_path, capsys, name, flags) -> None:
     token_secret = "0123456789abcdef"
     inline = "password=hunter2-very-secret"
+    # Fields no reader reads, which a deny-list missed.
+    unread = {
+        "tlsBootstrapToken": "tls-bootstrap-token-secret",
+        "id-token": "eyJhbGciOiJSUzI1NiJ9.id-token-secret",
+        "client-secret": "oidc-client-secret",
+        "additionalConfig": "passwd: {users: [{name: core, password_hash: ignition-secret}]}",
+    }
 
     def with_credentials(objects: list[Any]) -> None:
         for obj in objects:
@@ -140,9 +150,27 @@ def test_no_credential_leaves_the_cluster(mgmt, scenario_in, tmp_path, capsys) -
                         "token": f"abcdef.{token_secret}",
                         "apiServerEndpoint": "10.0.0.1:6443",
                         "unsafeSkipCAVerification": True,
-                    }
+                    },
+                    "tlsBootstrapToken": unread["tlsBootstrapToken"],
+                    "file": {
+                        "kubeConfig": {
+                            "cluster": {"server": "https://10.0.0.1:6443"},
+                            "user": {
+                                "authProvider": {
+                                    "name": "oidc",
+                                    "config": {
+                                        "id-token": unread["id-token"],
+                                        "client-secret": unread["client-secret"],
+                                    },
+                                }
+                            },
+                        }
+                    },
                 }
                 obj["spec"]["files"] = [{"path": "/etc/secret.env", "content": inline}]
+                obj["spec"]["ignition"] = {
+                    "containerLinuxConfig": {"additionalConfig": unread["additionalConfig"]}
+                }
 
     namespace, _ = scenario_in("azure-vmss", with_credentials)
     kubeconfig = mgmt.api.request("GET", f"/api/v1/namespaces/{namespace}/secrets/prod-kubeconfig")
@@ -150,18 +178,18 @@ def test_no_credential_leaves_the_cluster(mgmt, scenario_in, tmp_path, capsys) -
     private_key = yaml.safe_load(base64.b64decode(secret_value))["users"][0]["user"][
         "client-key-data"
     ]
-    target = tmp_path / "export.tar.gz"
+    target = tmp_path / name
 
-    assert export(capsys, mgmt, target, "-n", namespace).code == 0
+    assert export(capsys, mgmt, target, "-n", namespace, *flags).code == 0
 
     everything = "\n".join(texts(target).values())
-    for leaked in (secret_value, private_key, token_secret, inline):
+    for leaked in (secret_value, private_key, token_secret, inline, *unread.values()):
         assert leaked not in everything
     management = yaml.safe_load(texts(target)["management.json"])["items"]
     [secret] = [
         o
         for o in management
-        if o["kind"] == "Secret" and o["metadata"]["name"] == "prod-kubeconfig"
+        if o["kind"] == "Secret" and o["metadata"]["name"].endswith("-kubeconfig")
     ]
     # Listed as metadata only: not even the type comes back.
     assert set(secret) == {"apiVersion", "kind", "metadata"}

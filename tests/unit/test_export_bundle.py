@@ -17,6 +17,7 @@ from support.run import run_cli
 from kubectl_machinepool import bundlefiles, export
 from kubectl_machinepool.dump import load_dump, objects_in
 from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.exportfields import LAST_APPLIED, REMOVED, kept_fields
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CAPTURED = datetime(2026, 11, 29, 15, 0, tzinfo=UTC)
@@ -48,7 +49,7 @@ def test_an_example_written_and_read_back_describes_and_diagnoses_the_same(
         assert (back.code, back.out) == (dump.code, dump.out), command
 
 
-def test_secrets_keep_their_metadata_only() -> None:
+def test_secrets_keep_their_name_only() -> None:
     secret = {
         "apiVersion": "v1",
         "kind": "Secret",
@@ -57,31 +58,25 @@ def test_secrets_keep_their_metadata_only() -> None:
             "name": "prod-kubeconfig",
             "namespace": "capi-prod",
             "labels": {"cluster.x-k8s.io/cluster-name": "prod"},
-            "annotations": {export.LAST_APPLIED: '{"data":{"value":"c2VjcmV0"}}'},
+            "annotations": {LAST_APPLIED: '{"data":{"value":"c2VjcmV0"}}'},
         },
         "data": {"value": "c2VjcmV0"},
         "stringData": {"value": "secret"},
     }
-    kept = export.exported_object(secret)
-    assert kept == {
+    assert kept_fields(secret) == {
         "apiVersion": "v1",
         "kind": "Secret",
-        "type": "cluster.x-k8s.io/secret",
-        "metadata": {
-            "name": "prod-kubeconfig",
-            "namespace": "capi-prod",
-            "labels": {"cluster.x-k8s.io/cluster-name": "prod"},
-        },
+        "metadata": {"name": "prod-kubeconfig", "namespace": "capi-prod"},
     }
 
 
-def test_credentials_are_removed_and_the_token_id_kept() -> None:
+def test_credentials_are_not_kept_and_the_token_id_is() -> None:
     config = {
         "apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2",
         "kind": "KubeadmConfig",
         "metadata": {
             "name": "workers",
-            "annotations": {export.LAST_APPLIED: "abcdef.0123456789abcdef", "team": "a"},
+            "annotations": {LAST_APPLIED: "abcdef.0123456789abcdef", "team": "a"},
         },
         "spec": {
             "joinConfiguration": {
@@ -98,26 +93,29 @@ def test_credentials_are_removed_and_the_token_id_kept() -> None:
         "spec": {"template": {"spec": {"containers": [{
             "name": "manager",
             "image": "registry.example/cluster-api-controller:v1.14.0",
-            "args": ["--feature-gates=MachinePool=true"],
+            "args": ["--feature-gates=MachinePool=true", "--additional-sync-machine-labels", "a.*", "--token=t0ps3cret"],
             "env": [{"name": "TOKEN", "value": "t0ps3cret"}, {"name": "FROM", "valueFrom": {"secretKeyRef": {"name": "x", "key": "y"}}}],
         }]}}},
     }  # fmt: skip
-    kept = export.exported_object(config)
-    text = yaml.safe_dump(kept)
-    for leaked in ("0123456789abcdef", "s3cr3t", "$6$hash"):
-        assert leaked not in text
-    assert kept["spec"]["joinConfiguration"]["discovery"]["bootstrapToken"]["token"].startswith(
-        "abcdef."
-    )
-    assert kept["spec"]["files"][0]["path"] == "/etc/x"
-    assert kept["metadata"]["annotations"]["team"] == "a"
+    kept = kept_fields(config)
+    assert kept == {
+        "apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2",
+        "kind": "KubeadmConfig",
+        "metadata": {"name": "workers", "annotations": {"team": "a"}},
+        # The token's id stays: the missing-token rule names its Secret by it.
+        "spec": {
+            "joinConfiguration": {"discovery": {"bootstrapToken": {"token": f"abcdef.{REMOVED}"}}}
+        },
+    }
     assert config["spec"]["files"][0]["content"] == "s3cr3t"  # the input is not changed
 
-    manager = export.exported_object(deployment)["spec"]["template"]["spec"]["containers"][0]
-    assert manager["image"].endswith(":v1.14.0")
-    assert manager["args"] == ["--feature-gates=MachinePool=true"]
-    assert manager["env"][0]["value"] == export.REMOVED
-    assert manager["env"][1]["valueFrom"]["secretKeyRef"]["name"] == "x"
+    # The manager's image says the Cluster API version, its sync flags what reaches Nodes.
+    [manager] = kept_fields(deployment)["spec"]["template"]["spec"]["containers"]
+    assert manager == {
+        "name": "manager",
+        "image": "registry.example/cluster-api-controller:v1.14.0",
+        "args": ["--additional-sync-machine-labels", "a.*"],
+    }
 
 
 def test_redaction_swaps_each_text_everywhere_for_one_token() -> None:
