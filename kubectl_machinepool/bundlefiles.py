@@ -1,8 +1,9 @@
 """An export's files: written to a directory or a .tar.gz, and read back from either.
 
-A tarball comes from someone else (a support ticket): it is read in memory, member by member,
-never unpacked to disk; only the export's own plain file names are read, each within a size
-bound, so a crafted archive cannot write anywhere, link anywhere or fill memory.
+An export comes from someone else (a support ticket). A tarball is read in memory, member by
+member (tarball.py), never unpacked to disk; a directory's files are opened as regular files
+only (inputfiles.py). Only the files the manifest names are parsed, within one budget of bytes
+and values, so a crafted export cannot write anywhere, link anywhere, hang or fill memory.
 """
 
 from __future__ import annotations
@@ -19,15 +20,24 @@ from typing import Any
 
 import yaml
 
-from kubectl_machinepool import export
+from kubectl_machinepool import export, tarball
 from kubectl_machinepool.errors import MachinePoolError, UsageError
+from kubectl_machinepool.inputfiles import (
+    MAX_BYTES,
+    Budget,
+    decoded,
+    open_file,
+    read_file,
+    values_in,
+)
 from kubectl_machinepool.snapshot import RawObject, Snapshot
 
 TARBALL_SUFFIXES = (".tar.gz", ".tgz")
-# Far more than any export's file holds; past this, a file is refused rather than read.
-MAX_FILE = 1 << 30
-# An export has a few files; a tarball of many entries is not one (tarfile keeps each header).
-MAX_MEMBERS = 10_000
+# A manifest of 5000 Clusters (export.MAX_WORKLOADS) is 0.85 MB and 120,000 values; parsed
+# as YAML, 150,000 values take about a second.
+MAX_MANIFEST = 1 << 20
+MAX_MANIFEST_VALUES = 150_000
+Parse = Callable[[str, str], list[RawObject]]
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -39,8 +49,9 @@ def is_export(path: str) -> bool:
     """Whether -f PATH names an export (a directory with its manifest, or a tarball)."""
     if is_tarball(path):
         return True
-    manifest = Path(path) / export.MANIFEST
-    return Path(path).is_dir() and manifest.is_file()
+    # Whatever the manifest is (a FIFO, a link), the directory is read as an export, and so
+    # refused in one line.
+    return Path(path).is_dir() and os.path.lexists(Path(path) / export.MANIFEST)
 
 
 def check_target(path: str) -> None:
@@ -113,89 +124,86 @@ def _write_tarball(contents: dict[str, bytes], path: Path, mtime: float) -> int:
     return path.stat().st_size
 
 
-def _read_limited(read: Callable[[int], bytes], name: str) -> str:
-    content = read(MAX_FILE + 1)
-    if len(content) > MAX_FILE:
-        raise MachinePoolError(f"cannot read {name}: larger than {MAX_FILE >> 20} MiB")
-    try:
-        return content.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise MachinePoolError(f"cannot read {name}: not UTF-8 text ({err.reason})") from err
-
-
-def _tarball_texts(path: str) -> dict[str, str]:
-    wanted = {export.MANIFEST, export.MANAGEMENT}
-    texts: dict[str, str] = {}
-    try:
-        with tarfile.open(path, mode="r:gz") as tar:
-            for seen, member in enumerate(tar):
-                if seen >= MAX_MEMBERS:
-                    raise MachinePoolError(
-                        f"cannot read {path}: over {MAX_MEMBERS} entries, not an export"
-                    )
-                name = member.name.removeprefix("./")
-                known = name in wanted or export.WORKLOAD_FILE.fullmatch(name)
-                if not known or not member.isreg():
-                    continue  # not the export's: never read, never unpacked
-                if member.size > MAX_FILE:
-                    raise MachinePoolError(
-                        f"cannot read {path}: {name} is larger than {MAX_FILE >> 20} MiB"
-                    )
-                stream = tar.extractfile(member)
-                if stream is not None:
-                    texts[name] = _read_limited(stream.read, f"{path}:{name}")
-    except FileNotFoundError as err:
+def _manifest(path: str, content: bytes, parse: Parse) -> RawObject:
+    if values_in(content) > MAX_MANIFEST_VALUES:
         raise MachinePoolError(
-            f'the path "{path}" does not exist', hint="pass a file, a directory or -"
-        ) from err
-    except (tarfile.TarError, EOFError, OSError) as err:
+            f"cannot read {path}:{export.MANIFEST}: over {MAX_MANIFEST_VALUES:,} values",
+            hint="pass the export as kubectl machinepool wrote it",
+        )
+    source = f"{path}:{export.MANIFEST}"
+    found = [o for o in parse(source, decoded(source, content)) if export.is_manifest(o)]
+    if len(found) != 1:
+        raise MachinePoolError(
+            f"{path} is not an export of kubectl machinepool: its {export.MANIFEST} holds "
+            f"no {export.MANIFEST_KIND}",
+            hint="pass the export's directory or .tar.gz as it was written",
+        )
+    return found[0]
+
+
+def _named(manifest: RawObject) -> set[str]:
+    """The files an export's manifest names: only these are ever parsed."""
+    return {export.MANAGEMENT, *export.workload_files(manifest)}
+
+
+def _from_tarball(path: str, budget: Budget, parse: Parse) -> tuple[RawObject, dict[str, bytes]]:
+    """The manifest and the files it names. Before the manifest, the files an export could
+    name are held unparsed; after it, only those it names are read at all."""
+    manifest: RawObject | None = None
+    held: dict[str, bytes] = {}
+
+    def wanted(name: str) -> int | None:
+        if name == export.MANIFEST:
+            return MAX_MANIFEST
+        if manifest is not None:
+            return MAX_BYTES if name in _named(manifest) else None
+        known = name == export.MANAGEMENT or export.WORKLOAD_FILE.fullmatch(name)
+        return MAX_BYTES if known else None
+
+    try:
+        with open_file(path) as raw:
+            for name, content in tarball.members(raw, path, budget, wanted):
+                if name in held or (name == export.MANIFEST and manifest is not None):
+                    raise MachinePoolError(
+                        f"cannot read {path}: it holds {name} twice",
+                        hint="pass the export's .tar.gz as it was written",
+                    )
+                if name != export.MANIFEST:
+                    held[name] = content
+                    continue
+                manifest = _manifest(path, content, parse)
+                held = {n: c for n, c in held.items() if n in _named(manifest)}
+    except (ValueError, EOFError, OSError) as err:
         raise MachinePoolError(f"cannot read {path}: not a gzipped tar archive ({err})") from err
-    return texts
+    if manifest is None:
+        raise MachinePoolError(
+            f"{path} is not an export of kubectl machinepool: it holds no {export.MANIFEST}",
+            hint="pass the export's .tar.gz as it was written",
+        )
+    return manifest, held
 
 
-def _directory_texts(path: str, names: Callable[[str], list[str]]) -> dict[str, str]:
-    def one(name: str) -> str:
-        file = Path(path) / name
-        try:
-            with file.open("rb") as stream:
-                return _read_limited(stream.read, str(file))
-        except OSError as err:
-            raise MachinePoolError(f"cannot read {file}: {err.strerror or err}") from err
+def _from_directory(path: str, budget: Budget, parse: Parse) -> tuple[RawObject, dict[str, bytes]]:
+    def one(name: str, limit: int | None = None) -> bytes:
+        return read_file(os.path.join(path, name), budget, follow=False, limit=limit)
 
-    texts = {export.MANIFEST: one(export.MANIFEST)}
-    for name in [export.MANAGEMENT, *names(texts[export.MANIFEST])]:
-        texts[name] = one(name)
-    return texts
+    manifest = _manifest(path, one(export.MANIFEST, MAX_MANIFEST), parse)
+    return manifest, {name: one(name) for name in sorted(_named(manifest))}
 
 
-def load(path: str, parse: Callable[[str, str], list[RawObject]]) -> Snapshot:
+def load(path: str, parse: Parse) -> Snapshot:
     """The Snapshot an export holds. parse: a file's objects (dump's bounded parser)."""
-
-    def manifest_of(content: str) -> RawObject:
-        found = [o for o in parse(f"{path}:{export.MANIFEST}", content) if export.is_manifest(o)]
-        if len(found) != 1:
+    budget = Budget(path)
+    read = _from_tarball if is_tarball(path) else _from_directory
+    manifest, files = read(path, budget, parse)
+    listed = {}
+    for name in sorted(files):
+        source = f"{path}:{name}"
+        text = decoded(source, files.pop(name))  # the bytes go before the parse comes
+        if not text.lstrip().startswith("{"):
             raise MachinePoolError(
-                f"{path} is not an export of kubectl machinepool: its {export.MANIFEST} holds "
-                f"no {export.MANIFEST_KIND}",
-                hint="pass the export's directory or .tar.gz as it was written",
+                f"cannot read {source}: it is not the JSON object an export writes",
+                hint="pass the export as kubectl machinepool wrote it",
             )
-        return found[0]
-
-    if is_tarball(path):
-        texts = _tarball_texts(path)
-        if export.MANIFEST not in texts:
-            raise MachinePoolError(
-                f"{path} is not an export of kubectl machinepool: it holds no {export.MANIFEST}",
-                hint="pass the export's .tar.gz as it was written",
-            )
-    else:
-        texts = _directory_texts(path, lambda m: export.workload_files(manifest_of(m)))
-    manifest = manifest_of(texts[export.MANIFEST])
-    listed = {
-        name: parse(f"{path}:{name}", content)
-        for name, content in texts.items()
-        if name != export.MANIFEST
-    }
-    # Only the files this manifest names count, whatever else a tarball held.
-    named = {export.MANAGEMENT, *export.workload_files(manifest)}
-    return export.snapshot_of(manifest, {n: o for n, o in listed.items() if n in named})
+        listed[name] = parse(source, text)
+    return export.snapshot_of(manifest, listed)

@@ -32,6 +32,8 @@ MANIFEST = "manifest.yaml"
 MANAGEMENT = "management.json"
 # Cluster names are not file names (they are someone else's text): workloads are numbered.
 WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.json")
+# Far more Clusters than a management cluster holds: a manifest listing more is not an export.
+MAX_WORKLOADS = 5000
 
 
 @dataclass(frozen=True)
@@ -178,8 +180,11 @@ def _invalid(what: str) -> MachinePoolError:
 
 def workload_files(manifest: RawObject) -> list[str]:
     """The workload files the manifest names (each checked to be a plain numbered name)."""
+    workloads = manifest.get("workloads")
+    if isinstance(workloads, list) and len(workloads) > MAX_WORKLOADS:
+        raise _invalid(f"it lists over {MAX_WORKLOADS} workload clusters")
     names = []
-    for entry in items(manifest.get("workloads")):
+    for entry in items(workloads):
         name = entry.get("file")
         if name is None:
             continue

@@ -3,6 +3,7 @@ reader returns a Snapshot the whole pipeline handles, or refuses in one line."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,7 +50,8 @@ def test_any_manifest_is_read_or_refused_in_one_line(tmp_path_factory, changes, 
         manifest["workloads"] = [workload, *manifest["workloads"]]
     directory = tmp_path_factory.mktemp("export")
     for name, document in {**documents, export.MANIFEST: manifest}.items():
-        (directory / name).write_text(yaml.safe_dump(document))
+        text = yaml.safe_dump(document) if name == export.MANIFEST else json.dumps(document)
+        (directory / name).write_text(text)
     try:
         snapshot = bundlefiles.load(str(directory), objects_in)
     except MachinePoolError as err:

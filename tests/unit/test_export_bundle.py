@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.hostilebundles import as_written
 from support.run import run_cli
 
 from kubectl_machinepool import bundlefiles, export
+from kubectl_machinepool import tarball as tarball_reader
 from kubectl_machinepool.dump import load_dump, objects_in
 from kubectl_machinepool.errors import MachinePoolError
 from kubectl_machinepool.exportfields import LAST_APPLIED, REMOVED, kept_fields
@@ -178,7 +180,7 @@ def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.
 
 def real_files() -> dict[str, bytes]:
     docs = documents(EXAMPLES / "aws-asg.yaml")
-    return {name: yaml.safe_dump(doc).encode() for name, doc in docs.items()}
+    return {name: as_written(name, doc) for name, doc in docs.items()}
 
 
 def test_a_tarball_is_read_in_memory_and_only_its_own_names(tmp_path) -> None:
@@ -220,7 +222,7 @@ def test_hostile_manifests_and_archives_are_one_error(tmp_path) -> None:
     (tmp_path / "plain.tar.gz").write_bytes(b"not gzip at all")
     many = tarball(
         tmp_path / "many.tar.gz",
-        [(member(f"f{i}"), b"") for i in range(bundlefiles.MAX_MEMBERS + 1)],
+        [(member(f"f{i}"), b"") for i in range(tarball_reader.MAX_MEMBERS + 1)],
     )
     no_manifest = tarball(tmp_path / "empty.tar.gz", [(member("management.json"), b"")])
     for path in (str(tmp_path / "plain.tar.gz"), many, no_manifest):
