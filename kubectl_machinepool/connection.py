@@ -22,7 +22,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from kubectl_machinepool import execplugin
-from kubectl_machinepool.errors import ConfigError
+from kubectl_machinepool.errors import ConfigError, MachinePoolError
+from kubectl_machinepool.inputfiles import Budget, read_file
 from kubectl_machinepool.kubeconfig import (
     ClusterEntry,
     ExecConfig,
@@ -39,6 +40,8 @@ SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 EXPIRY_MARGIN = timedelta(seconds=10)
 # The client's in-cluster loader reads the service account token again after this long.
 SERVICE_ACCOUNT_TOKEN_PERIOD = timedelta(minutes=1)
+# A CA bundle of every public root is about 200 KiB; a token or a key is a few KiB.
+CREDENTIAL_FILE_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -164,11 +167,13 @@ def _connect(
         for fd in held:
             os.close(fd)
         raise
+    ca_data = cluster.ca_data or None
+    if ca_data is None and cluster.ca_file:
+        ca_data = _credential_file(cluster.ca_file)
     settings = Settings(
         host,
         verify=not cluster.insecure,
-        ca_data=cluster.ca_data or None,
-        ca_file=None if cluster.ca_data else cluster.ca_file,
+        ca_data=ca_data,
         cert_file=cert_file,
         key_file=key_file,
         tls_server_name=cluster.tls_server_name,
@@ -248,14 +253,24 @@ def _authenticate(
 
 
 def _path_of(value: bytes | str, name: str, held: list[int]) -> str:
-    return _in_memory(name, value, held) if isinstance(value, bytes) else value
+    data = _credential_file(value) if isinstance(value, str) else value
+    return _in_memory(name, data, held)
+
+
+def _credential_file(path: str) -> bytes:
+    """A file a kubeconfig names, read now and then held in memory: a regular file only, as a
+    FIFO or a device would hold the command (in a fleet, every context at once) forever."""
+    try:
+        return read_file(path, Budget(path), limit=CREDENTIAL_FILE_LIMIT)
+    except MachinePoolError as err:
+        raise ConfigError(err.message) from err
 
 
 def _read_file(path: str) -> str:
     try:
-        return Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from err
+        return _credential_file(path).decode()
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"cannot read {path}: not UTF-8 text") from err
 
 
 def _auth_provider_token(user: UserEntry, context: str) -> str:

@@ -4,6 +4,7 @@ servers) and one that does not answer, under three contexts of one kubeconfig.""
 from __future__ import annotations
 
 import json
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,3 +255,50 @@ def test_a_hung_credential_plugin_is_a_warning_and_is_stopped(fleet, tmp_path) -
         ) in err.splitlines()
     assert len(started) == 3  # both plugins ran; one forked a child
     assert left_running(started) == []
+
+
+def test_credential_files_that_never_end_are_a_warning(fleet, tmp_path) -> None:
+    """A context whose token, client certificate or CA file is a FIFO no one writes (or a device
+    that never ends) would hold every context of the fleet: each is a warning instead, and the
+    good context is shown."""
+    namespace, config = fleet
+    document = yaml.safe_load(Path(config).read_text())
+    east = document["contexts"][0]["context"]
+    fifo = tmp_path / "no-writer"
+    os.mkfifo(fifo)
+    users = {
+        "token-fifo": {"tokenFile": str(fifo)},
+        "cert-fifo": {"client-certificate": str(fifo), "client-key": str(fifo)},
+        "key-device": {"client-certificate": "/dev/zero", "client-key": "/dev/zero"},
+    }
+    for context, user in users.items():
+        document["users"].append({"name": context, "user": user})
+        document["contexts"].append({"name": context, "context": {**east, "user": context}})
+    ca = next(c for c in document["clusters"] if c["name"] == east["cluster"])
+    document["clusters"].append(
+        {"name": "ca-fifo", "cluster": {"server": ca["cluster"]["server"],
+                                        "certificate-authority": str(fifo)}}
+    )  # fmt: skip
+    document["contexts"].append(
+        {"name": "ca-fifo", "context": {"cluster": "ca-fifo", "user": east["user"]}}
+    )
+    Path(config).write_text(yaml.safe_dump(document))
+    names = ",".join(["east", *users, "ca-fifo"])
+
+    tool = start_plugin(["list", "-n", namespace, "--kubeconfig", config, "--contexts", names],
+                        tmp_path)  # fmt: skip
+    try:
+        out, err = tool.communicate(timeout=120)  # a guard against a hang, not a bound
+    finally:
+        tool.kill()
+        tool.wait(120)
+
+    assert tool.returncode == 0, err
+    assert [line.split()[:2] for line in out.splitlines()[1:]] == [["east", "asg-workers"]]
+    for context, path in [("token-fifo", fifo), ("cert-fifo", fifo), ("ca-fifo", fifo),
+                          ("key-device", "/dev/zero")]:  # fmt: skip
+        kind = "a FIFO" if path == fifo else "a character device"
+        assert (
+            f"warning: context {context} not read: cannot read {path}: it is {kind}, "
+            "not a regular file"
+        ) in err.splitlines()
