@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from kubectl_machinepool.cli import main
+from kubectl_machinepool.cli.main import main
 
 main()

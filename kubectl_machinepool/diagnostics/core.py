@@ -13,12 +13,13 @@ from datetime import datetime, timedelta
 from enum import IntEnum
 from typing import NamedTuple
 
-from kubectl_machinepool.description import ClusterDescription, PoolDescription
-from kubectl_machinepool.events import EventRecord
-from kubectl_machinepool.fields import dig, strings, text
-from kubectl_machinepool.options import Thresholds
-from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, Snapshot
-from kubectl_machinepool.states import NodeState
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.fields import RawObject, dig, strings, text
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import ClusterDescription, PoolDescription
+from kubectl_machinepool.model.events import EventRecord
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.model.states import NodeState
 
 CAPI = "kubernetes-sigs/cluster-api#"
 CAPA = "kubernetes-sigs/cluster-api-provider-aws#"

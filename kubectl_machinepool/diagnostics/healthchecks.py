@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     CapiVersion,
@@ -40,8 +40,8 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.healthchecks import Marked, PoolHealthCheck
-from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.healthchecks import Marked, PoolHealthCheck
 
 # The first release not read: every one before it leaves MachinePool Machines unremediated.
 NOT_CHECKED = (1, 15, 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.fields import RawObject, dig, flag, mapping, text
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -18,11 +18,10 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.diagnostics.versions import minor
-from kubectl_machinepool.fields import dig, flag, mapping, text
-from kubectl_machinepool.instances import same_version
-from kubectl_machinepool.providers import infra_pool_of
-from kubectl_machinepool.snapshot import RawObject
-from kubectl_machinepool.targets import Target
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.instances import same_version
+from kubectl_machinepool.providers.registry import infra_pool_of
+from kubectl_machinepool.providers.targets import Target
 
 V1_11, V1_15 = (1, 11, 0), (1, 15, 0)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -17,10 +18,9 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.diagnostics.healthchecks import owner_remediated
-from kubectl_machinepool.humanize import human_duration
-from kubectl_machinepool.nodedrain import drain_bound
-from kubectl_machinepool.snapshot import CAPI_GROUP
-from kubectl_machinepool.states import MachineState, NodeState, ObjectState
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.nodedrain import drain_bound
+from kubectl_machinepool.model.states import MachineState, NodeState, ObjectState
 
 V1_8 = (1, 8, 0)
 

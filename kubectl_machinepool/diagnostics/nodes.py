@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import (
     AUTOSCALER,
     CAPI,
@@ -16,11 +16,9 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.humanize import human_duration
-from kubectl_machinepool.instances import (
-    claims_pool,
-)
-from kubectl_machinepool.outsiders import (
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.instances import claims_pool
+from kubectl_machinepool.model.outsiders import (
     UNINITIALIZED_TAINT,
     OutsideNode,
     existing_pools,

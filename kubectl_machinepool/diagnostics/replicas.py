@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
+from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -16,9 +17,7 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.fields import dig, integer, items, mapping, text
-from kubectl_machinepool.snapshot import RawObject
-from kubectl_machinepool.timeutil import parse_time
+from kubectl_machinepool.model.description import PoolDescription
 
 
 def replica_writes(raw: RawObject) -> dict[str, datetime | None]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -21,10 +21,10 @@ from kubectl_machinepool.diagnostics.core import (
     since,
 )
 from kubectl_machinepool.diagnostics.replicas import replica_writes, v1beta2_ready
-from kubectl_machinepool.humanize import human_duration
-from kubectl_machinepool.instances import OWNER_KIND_ANNOTATION, claims_pool
-from kubectl_machinepool.outsiders import UNINITIALIZED_TAINT, OutsideNode, provider_group
-from kubectl_machinepool.states import NodeState
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.instances import OWNER_KIND_ANNOTATION, claims_pool
+from kubectl_machinepool.model.outsiders import UNINITIALIZED_TAINT, OutsideNode, provider_group
+from kubectl_machinepool.model.states import NodeState
 
 
 def scaling_since(pool: PoolDescription, ctx: Context) -> datetime | None:

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kubectl_machinepool.conditions import read_conditions
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
+from kubectl_machinepool.base.fields import RawObject, dig, items, text
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     Context,
@@ -17,9 +17,9 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.fields import dig, items, text
-from kubectl_machinepool.instances import same_version
-from kubectl_machinepool.snapshot import CAPI_GROUP, RawObject, group_of
+from kubectl_machinepool.model.conditions import read_conditions
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.instances import same_version
 
 # ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
 _MINOR = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")

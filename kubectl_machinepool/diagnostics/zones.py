@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 
-from kubectl_machinepool.description import PoolDescription
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     Context,
@@ -14,9 +13,10 @@ from kubectl_machinepool.diagnostics.core import (
     Severity,
     pool_subject,
 )
-from kubectl_machinepool.providers import infra_pool
-from kubectl_machinepool.rollout import OLD, pool_rollout
-from kubectl_machinepool.zones import listing, rebalancing, zone_source
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.rollout import OLD, pool_rollout
+from kubectl_machinepool.model.zones import listing, rebalancing, zone_source
+from kubectl_machinepool.providers.registry import infra_pool
 
 
 def settling(pool: PoolDescription, ctx: Context) -> bool:

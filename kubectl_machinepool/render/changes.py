@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kubectl_machinepool.changes import Change
-from kubectl_machinepool.kubewatch import LISTED
-from kubectl_machinepool.safetext import escape
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.model.changes import LISTED, Change
 
 # Changes named one by one in the line; the rest are counted.
 NAMED = 3

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.deletetarget import Level, Mode, Plan
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.wrap import line_width, wrap
-from kubectl_machinepool.safetext import escape
 
 # Without a width (piped output) the plan wraps here.
 WIDTH = 100

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from kubectl_machinepool.events import EventRecord
-from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.base.timeutil import format_time
+from kubectl_machinepool.model.events import EventRecord
 from kubectl_machinepool.render.wrap import wrap
-from kubectl_machinepool.safetext import escape
-from kubectl_machinepool.timeutil import format_time
 
 # describe lists the most recent ones; `events` lists them all.
 RECENT = 15

@@ -6,16 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import Description
-from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thresholds
-from kubectl_machinepool.diagnostics.core import Rule
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.base.timeutil import format_time
+from kubectl_machinepool.diagnostics.core import CapiVersion, Finding, Rule, Severity
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import Description
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.events import event_evidence
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
 from kubectl_machinepool.render.table import table
 from kubectl_machinepool.render.wrap import line_width, wrap
-from kubectl_machinepool.safetext import escape
-from kubectl_machinepool.timeutil import format_time
 
 # Without a width (piped output) text wraps here.
 WIDTH = 100

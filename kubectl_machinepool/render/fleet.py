@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubectl_machinepool.diagnostics import Severity
-from kubectl_machinepool.fleet import Read
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.diagnostics.core import Severity
+from kubectl_machinepool.model.fleet import Read
 from kubectl_machinepool.render.findings import (
     DiagnosisView,
     count_line,
@@ -15,7 +16,6 @@ from kubectl_machinepool.render.findings import (
     render_diagnosis,
 )
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
-from kubectl_machinepool.safetext import escape
 
 
 def unread_line(reads: Sequence[Read[Any]]) -> str:

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from kubectl_machinepool.description import PoolDescription
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import names
-from kubectl_machinepool.healthchecks import (
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.healthchecks import (
     HealthCheck,
     Marked,
     PoolHealthCheck,
     UnhealthyCondition,
 )
-from kubectl_machinepool.humanize import human_duration
 
 # Machines (and conditions) named in a sentence; the rest are counted.
 NAMED = 3

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.humanize import age
-from kubectl_machinepool.model import MachinePool
+from kubectl_machinepool.base.humanize import age
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.model.pool import MachinePool
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, pool_summary, to_json, to_yaml
 from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
-from kubectl_machinepool.safetext import escape
 
 # --show-labels' cell: every label of a pool, which no cell width bounds on a real cluster;
 # still cut, since a dump's labels are whatever the file holds and a table pads every row.
@@ -167,11 +167,11 @@ def template_format(output_format: str, template: str) -> Callable[[ListView], s
     """The renderer of -o jsonpath=… or custom-columns=…, its template parsed now: a wrong
     one fails before anything is read. template: the file's content for the -file formats."""
     if output_format.startswith("jsonpath"):
-        from kubectl_machinepool.jsonpath import parse
+        from kubectl_machinepool.render.jsonpath import parse
 
         parsed = parse(template)
         return lambda view: parsed.render(template_list(view.pools))
-    from kubectl_machinepool import columns
+    from kubectl_machinepool.render import columns
 
     spec = (columns.from_file if output_format in FILE_FORMATS else columns.from_spec)(template)
     return lambda view: columns.render(
@@ -182,7 +182,7 @@ def template_format(output_format: str, template: str) -> Callable[[ListView], s
 def pool_order(sort_by: str) -> Callable[[Sequence[MachinePool]], list[MachinePool]]:
     """--sort-by: pools in kubectl's order of what the path finds in each template item; the
     path parsed now."""
-    from kubectl_machinepool.columns import sort_template, sorted_order
+    from kubectl_machinepool.render.columns import sort_template, sorted_order
 
     template = sort_template(sort_by)
 

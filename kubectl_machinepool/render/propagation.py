@@ -6,12 +6,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.propagation import Arrival, KeyReport, PoolPropagation
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.model.propagation import Arrival, KeyReport, PoolPropagation
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
 from kubectl_machinepool.render.wrap import line_width, wrap
-from kubectl_machinepool.safetext import escape
 
 # Without a width (piped output) notes wrap here.
 WIDTH = 100

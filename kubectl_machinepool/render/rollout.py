@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_machinepool.diagnostics import RULES
-from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.base.timeutil import format_time
+from kubectl_machinepool.diagnostics.rollouts import Report
+from kubectl_machinepool.diagnostics.rules import RULES
+from kubectl_machinepool.model.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
 from kubectl_machinepool.render.wrap import line_width, wrap
-from kubectl_machinepool.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout
-from kubectl_machinepool.rolloutstatus import Report
-from kubectl_machinepool.safetext import escape
-from kubectl_machinepool.timeutil import format_time
 
 # Old and unknown instances are listed one by one up to this many per pool; the rest counted.
 LISTED_INSTANCES = 20

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubectl_machinepool.conditions import Condition, Conditions
-from kubectl_machinepool.description import ClusterDescription, Description, PoolDescription
+from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.core import Finding
-from kubectl_machinepool.healthchecks import PoolHealthCheck, UnhealthyCondition
-from kubectl_machinepool.instances import Instance
-from kubectl_machinepool.model import MachinePool, ObjectRef
-from kubectl_machinepool.outsiders import OutsideNode, OutsideNodes
+from kubectl_machinepool.model.conditions import Condition, Conditions
+from kubectl_machinepool.model.description import ClusterDescription, Description, PoolDescription
+from kubectl_machinepool.model.healthchecks import PoolHealthCheck, UnhealthyCondition
+from kubectl_machinepool.model.instances import Instance
+from kubectl_machinepool.model.outsiders import OutsideNode, OutsideNodes
+from kubectl_machinepool.model.pool import MachinePool, ObjectRef
+from kubectl_machinepool.model.states import MachineState, NodeState, ObjectState
+from kubectl_machinepool.model.zones import PoolZones
 from kubectl_machinepool.render.events import event_doc
 from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
-from kubectl_machinepool.states import MachineState, NodeState, ObjectState
-from kubectl_machinepool.timeutil import format_time
-from kubectl_machinepool.zones import PoolZones
 
 SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
 

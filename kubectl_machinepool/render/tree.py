@@ -1,6 +1,6 @@
 """describe as text: a summary block per pool, then one tree per Cluster, then its findings.
 
-What the tree shows is decided in kubectl_machinepool.treeview; this only draws it: tree glyphs,
+What the tree shows is decided in render/treeview.py; this only draws it: tree glyphs,
 colours, columns, and messages wrapped at word boundaries beside the tree lines. With a width
 (a terminal's) the MESSAGE column takes what the other columns leave, and the summary and the
 findings wrap to it; without one (piped) the output is what it always was.
@@ -12,20 +12,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import Description, PoolDescription
+from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.diagnostics.core import Finding
-from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.model.description import Description, PoolDescription
+from kubectl_machinepool.providers.deletion import Verdict
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.events import pool_events
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.healthchecks import check_sentence
 from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
-from kubectl_machinepool.render.wrap import line_width, visible_width, wrap
-from kubectl_machinepool.render.zones import zones_line
-from kubectl_machinepool.safetext import escape
-from kubectl_machinepool.treeview import (
+from kubectl_machinepool.render.treeview import (
     ELLIPSIS,
     Headline,
     Health,
@@ -33,6 +31,8 @@ from kubectl_machinepool.treeview import (
     TreeRow,
     build_tree,
 )
+from kubectl_machinepool.render.wrap import line_width, visible_width, wrap
+from kubectl_machinepool.render.zones import zones_line
 
 COLUMNS = [
     "NAME", "READY", "AVAILABLE", "PHASE", "VERSION",

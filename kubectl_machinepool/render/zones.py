@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kubectl_machinepool.model.zones import PoolZones, ZoneCount
 from kubectl_machinepool.render.table import clip
-from kubectl_machinepool.zones import PoolZones, ZoneCount
 
 # Zones named on the line, and the characters of each: a label value holds at most 63, a dump
 # anything.

@@ -40,8 +40,8 @@ from support.hostilebundles import (
     write,
 )
 
-from kubectl_machinepool import export
-from kubectl_machinepool.inputfiles import MAX_BYTES
+from kubectl_machinepool.base.inputfiles import MAX_BYTES
+from kubectl_machinepool.offline import export
 
 
 def _fifo_export(path: Path) -> Path:

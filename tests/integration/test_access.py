@@ -13,11 +13,11 @@ import yaml
 from support.objects import list_scenario
 from support.run import run_cli
 
-from kubectl_machinepool.connection import load_connection
-from kubectl_machinepool.errors import NotFoundError
-from kubectl_machinepool.fetch import read_pools
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.options import AccessOptions
+from kubectl_machinepool.base.errors import NotFoundError
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.connection import load_connection
+from kubectl_machinepool.kube.fetch import read_pools
 
 MACHINEPOOLS = {
     "apiGroups": ["cluster.x-k8s.io"],

@@ -14,7 +14,7 @@ from support.kubeconfigs import dead_kubeconfig
 from support.management import ManagementCluster, create_scenario
 from support.scenarios import SCENARIOS
 
-from kubectl_machinepool import suggest
+from kubectl_machinepool.cli import suggest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "completions"

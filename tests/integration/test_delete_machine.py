@@ -13,8 +13,8 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS, as_provider
 from support.waiting import polls
 
-from kubectl_machinepool.commands import delete as delete_command
-from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.cli.commands import delete as delete_command
+from kubectl_machinepool.kube.client import Kube
 
 # Everything a scenario holds, by the REST collections the test reads back.
 COLLECTIONS = {

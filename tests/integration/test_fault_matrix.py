@@ -51,7 +51,7 @@ from support.faultproxy import Fault, Seen
 from support.faultstate import ObjectKey
 from support.management import management_cluster
 
-from kubectl_machinepool.providers import annotation_deletes
+from kubectl_machinepool.providers.registry import annotation_deletes
 
 # Its own process pool keeps the cores busy: under xdist the matrix stays on one worker.
 pytestmark = pytest.mark.xdist_group("fault-matrix")

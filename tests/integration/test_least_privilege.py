@@ -30,7 +30,7 @@ from support.run import Result, run_cli
 from support.scenarios import SCENARIOS, core_manager
 from support.waiting import GUARD, polls
 
-from kubectl_machinepool.completion import KubectlComplete
+from kubectl_machinepool.cli.completion import KubectlComplete
 
 READER = "kubectl-machinepool-reader"
 DELETER = "kubectl-machinepool-deleter"

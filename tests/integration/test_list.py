@@ -9,10 +9,10 @@ from support.management import management_cluster
 from support.objects import NOW, list_scenario, machine_pool
 from support.run import run_cli
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.model import machine_pools
+from kubectl_machinepool.model.pool import machine_pools
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.listing import LIST_FORMATS, ListView
-from kubectl_machinepool.snapshot import Snapshot
 
 # Fields the API server assigns, which an offline rendering of the same objects cannot know.
 SERVER_ASSIGNED = ("uid", "creationTimestamp")
@@ -127,8 +127,8 @@ def test_namespace_defaults_to_the_contexts(v1beta2, capsys, tmp_path) -> None:
 
 @pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
 def test_management_cluster_generation_is_chosen_by_discovery(control_plane, generation) -> None:
-    from kubectl_machinepool.kube import Kube
-    from kubectl_machinepool.options import AccessOptions
+    from kubectl_machinepool.kube.access import AccessOptions
+    from kubectl_machinepool.kube.client import Kube
 
     cluster = management_cluster(control_plane, generation)
     with Kube.connect(AccessOptions(kubeconfig=str(cluster.kubeconfig))) as kube:

@@ -22,13 +22,14 @@ from support.faultproxy import Fault, FaultProxy, Injection, Seen
 from support.management import ManagementCluster, create_scenario
 from support.scenarios import SCENARIOS
 
-from kubectl_machinepool.deletefollow import follow
-from kubectl_machinepool.deletetarget import Wanted
-from kubectl_machinepool.deleting import DeleteMachine, execute, plan_for
-from kubectl_machinepool.errors import MachinePoolError, NotFoundError
-from kubectl_machinepool.kube import Kube, Resource
-from kubectl_machinepool.kubewatch import LISTED
-from kubectl_machinepool.options import AccessOptions
+from kubectl_machinepool.app.deleting import DeleteMachine, execute, plan_for
+from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.deletefollow import follow
+from kubectl_machinepool.kube.resource import Resource
+from kubectl_machinepool.model.changes import LISTED
+from kubectl_machinepool.plans.deletetarget import Wanted
 
 CONFIGMAPS = Resource("", "v1", "ConfigMap", "configmaps")
 EVENTS = Resource("", "v1", "Event", "events")

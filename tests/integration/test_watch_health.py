@@ -25,8 +25,9 @@ from support.faultproxy import Fault, FaultProxy, Injection, Seen, fault_proxy
 from support.management import ManagementCluster
 from support.run import run_cli
 
-from kubectl_machinepool import changes, kubewatch
-from kubectl_machinepool.environment import Environment
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube import changes
+from kubectl_machinepool.kube import watch as kubewatch
 
 # Each wait here is for something the command does on its own within seconds; the bound only
 # turns a broken build into a failure instead of a hang.

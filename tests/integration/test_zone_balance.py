@@ -16,7 +16,7 @@ from support.objects import NOW
 from support.run import run_cli
 from support.scenarios import SCENARIOS, zoned
 
-from kubectl_machinepool.commands import delete as delete_command
+from kubectl_machinepool.cli.commands import delete as delete_command
 
 AT = NOW.isoformat().replace("+00:00", "Z")
 SCHEMA = json.loads(

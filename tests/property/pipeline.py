@@ -20,21 +20,23 @@ from typing import Any
 import jsonschema
 import yaml
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import Description, describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, core_controller, diagnose
-from kubectl_machinepool.dump import load_dump
-from kubectl_machinepool.fields import dig, text
-from kubectl_machinepool.model import machine_pools
-from kubectl_machinepool.propagation import propagation, sync_rules
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.fields import dig, text
+from kubectl_machinepool.diagnostics.rules import capi_version, core_controller, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import Description, describe
+from kubectl_machinepool.model.pool import machine_pools
+from kubectl_machinepool.model.propagation import propagation, sync_rules
+from kubectl_machinepool.model.selector import Selection, selected
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.offline.dump import load_dump
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.findings import DiagnosisView, diagnosis_document, render_diagnosis
 from kubectl_machinepool.render.glyphs import ASCII, UNICODE
 from kubectl_machinepool.render.listing import LIST_FORMATS, ListView, list_document
 from kubectl_machinepool.render.propagation import propagation_document, render_propagation
 from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
-from kubectl_machinepool.selector import Selection, selected
-from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
 
 NOW = datetime(2026, 11, 29, 15, 0, 0, tzinfo=UTC)
 SCHEMA_PATH = (

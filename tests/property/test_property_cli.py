@@ -18,7 +18,7 @@ from profiles import examples
 from strategies import Dump, dumps
 from support.run import run_cli
 
-from kubectl_machinepool.timeutil import format_time
+from kubectl_machinepool.base.timeutil import format_time
 
 COMMANDS = {
     "list": ["table", "wide", "json", "yaml", "name"],

@@ -16,9 +16,9 @@ from pipeline import check_documents, check_identities, memory_guard, run_pipeli
 from profiles import examples
 from strategies import alias_bomb, aliased_yaml, nested
 
-from kubectl_machinepool import dump
-from kubectl_machinepool.dump import ALIAS_EXPANSION, ALIAS_FLOOR, MAX_DEPTH, load_dump
-from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.offline import dump
+from kubectl_machinepool.offline.dump import ALIAS_EXPANSION, ALIAS_FLOOR, MAX_DEPTH, load_dump
 
 LOADERS = [getattr(yaml, "CSafeLoader", yaml.SafeLoader), yaml.SafeLoader]
 

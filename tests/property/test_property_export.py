@@ -14,9 +14,9 @@ from pipeline import run_pipeline
 from profiles import examples
 from strategies import any_values
 
-from kubectl_machinepool import bundlefiles, export
-from kubectl_machinepool.dump import load_dump, objects_in
-from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.offline import bundlefiles, export
+from kubectl_machinepool.offline.dump import load_dump, objects_in
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "azure-vmss.yaml"
 FIELDS = [

@@ -10,14 +10,19 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import TIME_EDGES, any_values, hostile_text, scalar_values
 
-from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
-from kubectl_machinepool.conditions import STATUSES, read_conditions
-from kubectl_machinepool.errors import UsageError
-from kubectl_machinepool.fields import count, integer, scalar, string_map, strings, text
-from kubectl_machinepool.humanize import age, human_duration
-from kubectl_machinepool.poolname import pool_label_value
-from kubectl_machinepool.selector import matches, selector_matches
-from kubectl_machinepool.timeutil import format_time, parse_time
+from kubectl_machinepool.base.apiversion import (
+    contract_versions,
+    crd_plural,
+    newest,
+    version_priority,
+)
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.base.fields import count, integer, scalar, string_map, strings, text
+from kubectl_machinepool.base.humanize import age, human_duration
+from kubectl_machinepool.base.timeutil import format_time, parse_time
+from kubectl_machinepool.model.conditions import STATUSES, read_conditions
+from kubectl_machinepool.model.poolname import pool_label_value
+from kubectl_machinepool.model.selector import matches, selector_matches
 
 VALUES = any_values(surrogates=True)
 # A field of a known object: usually a scalar, sometimes retyped.

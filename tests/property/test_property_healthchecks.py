@@ -34,7 +34,7 @@ from strategies import (
 from support.healthchecks import health_check, health_checked
 from support.scenarios import SCENARIOS
 
-from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.base.errors import MachinePoolError
 
 Obj = dict[str, object]
 # (scenario, pool, cluster): pools with MachinePool Machines, and one without.

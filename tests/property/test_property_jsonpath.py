@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import any_values, hostile_text
 
-from kubectl_machinepool import columns
-from kubectl_machinepool.jsonpath import TemplateError, parse
+from kubectl_machinepool.render import columns
+from kubectl_machinepool.render.jsonpath import TemplateError, parse
 
 # The pieces templates are made of, so that most examples get past the parser.
 TOKENS = [

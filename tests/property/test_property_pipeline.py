@@ -35,7 +35,7 @@ from strategies import (
     serialise,
 )
 
-from kubectl_machinepool.errors import MachinePoolError
+from kubectl_machinepool.base.errors import MachinePoolError
 
 # tracemalloc triples the cost of an example (hence its longer deadline), so it watches a share
 # of them, with huge strings; memory_guard stops anything past 1 GiB everywhere.

@@ -14,20 +14,20 @@ from pipeline import DESCRIBE_SCHEMA, NOW, check_documents, run_pipeline, snapsh
 from strategies import BASES, alias_bomb, nested
 from support.run import run_cli
 
-from kubectl_machinepool import dump
-from kubectl_machinepool.apiversion import version_priority
-from kubectl_machinepool.description import node_available
-from kubectl_machinepool.diagnostics import capi_version, core_controller
-from kubectl_machinepool.dump import load_dump
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.fields import integer, string_map
-from kubectl_machinepool.model import machine_pool
-from kubectl_machinepool.poolname import pool_label_value
-from kubectl_machinepool.propagation import sync_rules
-from kubectl_machinepool.selector import selector_matches
-from kubectl_machinepool.snapshot import Snapshot
-from kubectl_machinepool.states import node_state
-from kubectl_machinepool.timeutil import format_time, parse_time
+from kubectl_machinepool.base.apiversion import version_priority
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.base.fields import integer, string_map
+from kubectl_machinepool.base.timeutil import format_time, parse_time
+from kubectl_machinepool.diagnostics.rules import capi_version, core_controller
+from kubectl_machinepool.model.description import node_available
+from kubectl_machinepool.model.pool import machine_pool
+from kubectl_machinepool.model.poolname import pool_label_value
+from kubectl_machinepool.model.propagation import sync_rules
+from kubectl_machinepool.model.selector import selector_matches
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.model.states import node_state
+from kubectl_machinepool.offline import dump
+from kubectl_machinepool.offline.dump import load_dump
 
 LOADERS = [getattr(yaml, "CSafeLoader", yaml.SafeLoader), yaml.SafeLoader]
 AWS = json.loads(BASES["aws-asg/v1beta2"])

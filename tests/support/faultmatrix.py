@@ -168,7 +168,7 @@ def _namespaced(seen: Seen) -> bool:
 def invoke(argv: list[str]) -> tuple[int, str, str]:
     """cli.main in this process, like run_cli: exit code, stdout, stderr. An exception that
     escapes the error boundary is a bug; its traceback goes to stderr, the code is -1."""
-    from kubectl_machinepool.cli import main
+    from kubectl_machinepool.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from kubectl_machinepool import export
-from kubectl_machinepool.dump import load_dump
+from kubectl_machinepool.offline import export
+from kubectl_machinepool.offline.dump import load_dump
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "aws-asg.yaml"
 MiB = 1 << 20

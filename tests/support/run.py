@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_machinepool.cli import main
+from kubectl_machinepool.cli.main import main
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
 
 from .scenarios import SCENARIOS
 

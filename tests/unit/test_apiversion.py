@@ -2,7 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_machinepool.apiversion import contract_versions, crd_plural, newest, version_priority
+from kubectl_machinepool.base.apiversion import (
+    contract_versions,
+    crd_plural,
+    newest,
+    version_priority,
+)
 
 
 def test_kube_version_order() -> None:

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from kubectl_machinepool.changes import Changes, Silence, Watched
-from kubectl_machinepool.kube import Resource
-from kubectl_machinepool.kubewatch import LISTED, Health
+from kubectl_machinepool.kube.changes import Changes, Silence, Watched
+from kubectl_machinepool.kube.resource import Resource
+from kubectl_machinepool.kube.watch import Health
+from kubectl_machinepool.model.changes import LISTED
 
 MACHINEPOOLS = Resource("cluster.x-k8s.io", "v1beta2", "MachinePool", "machinepools")
 MACHINES = Resource("cluster.x-k8s.io", "v1beta2", "Machine", "machines")

@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from kubectl_machinepool.color import Palette, use_color
+from kubectl_machinepool.render.color import Palette, use_color
 
 
 class Tty(io.StringIO):
@@ -38,6 +38,6 @@ def test_palette_paints_only_when_enabled() -> None:
 def test_spelled_out_codes_are_colorama_s() -> None:
     from colorama import Fore, Style
 
-    from kubectl_machinepool.color import GREEN, RED, RESET, YELLOW
+    from kubectl_machinepool.render.color import GREEN, RED, RESET, YELLOW
 
     assert (GREEN, YELLOW, RED, RESET) == (Fore.GREEN, Fore.YELLOW, Fore.RED, Style.RESET_ALL)

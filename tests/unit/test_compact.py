@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
-from kubectl_machinepool.compact import INSTANCE_UNUSED, Compactor
+from kubectl_machinepool.kube.compact import INSTANCE_UNUSED, Compactor
 
 
 def _machine(name: str, ready: object = "True") -> dict:

@@ -8,8 +8,8 @@ import pytest
 import yaml
 from support.kubeconfigs import dead_kubeconfig
 
-from kubectl_machinepool.cli import COMPLETE_VAR
-from kubectl_machinepool.completion import main as complete
+from kubectl_machinepool.cli.completion import main as complete
+from kubectl_machinepool.cli.main import COMPLETE_VAR
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = {
@@ -117,7 +117,7 @@ def test_the_completion_path_never_imports_the_typed_client(tmp_path: Path) -> N
     config = dead_kubeconfig(tmp_path)
     probe = (
         "import sys\n"
-        "from kubectl_machinepool.completion import main\n"
+        "from kubectl_machinepool.cli.completion import main\n"
         "main(['describe', '-n', 'x', ''])\n"
         "typed = [m for m in sys.modules if m.startswith(('kubernetes.client.api.', "
         "'kubernetes.client.models.'))]\n"
@@ -131,7 +131,7 @@ def test_the_completion_path_never_imports_the_typed_client(tmp_path: Path) -> N
 
 
 def test_a_hostile_name_is_never_offered_to_the_shell() -> None:
-    from kubectl_machinepool.suggest import _offer
+    from kubectl_machinepool.cli.suggest import _offer
 
     values = [
         ("workers", "a pool"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubectl_machinepool.conditions import Conditions, read_conditions
+from kubectl_machinepool.model.conditions import Conditions, read_conditions
 
 KINDS = ["Ready", "Available", "1", ""]
 condition = st.fixed_dictionaries(

@@ -16,14 +16,14 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.deletechecks import plan_deletion
-from kubectl_machinepool.deletefollow import follow
-from kubectl_machinepool.deletetarget import Mode, Plan, Request, Wanted, find_target
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.disruption import Disruption
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.kubewatch import LISTED
-from kubectl_machinepool.selector import Selection
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.kube.deletefollow import follow
+from kubectl_machinepool.model.changes import LISTED
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.plans.deletechecks import plan_deletion
+from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Wanted, find_target
+from kubectl_machinepool.plans.disruption import Disruption
 
 Obj = dict[str, Any]
 MACHINE = "dev-mp-0-x7q2p"

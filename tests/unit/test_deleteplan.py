@@ -13,14 +13,14 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS, as_provider
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.deletechecks import plan_deletion
-from kubectl_machinepool.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
-from kubectl_machinepool.deletewrites import writes_for
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.disruption import Budget, Disruption, disruption_of
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection, selector_matches
+from kubectl_machinepool.plans.deletechecks import plan_deletion
+from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
+from kubectl_machinepool.plans.deletewrites import writes_for
+from kubectl_machinepool.plans.disruption import Budget, Disruption, disruption_of
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.deleteplan import render_plan
-from kubectl_machinepool.selector import Selection, selector_matches
 
 Obj = dict[str, Any]
 NO_BUDGETS = Disruption(())

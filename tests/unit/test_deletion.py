@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_machinepool.deletion import Verdict, pool_deletion_verdict
-from kubectl_machinepool.providers import INFRA_GROUP
+from kubectl_machinepool.providers.deletion import Verdict, pool_deletion_verdict
+from kubectl_machinepool.providers.registry import INFRA_GROUP
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,12 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS, node
 from support.snapshots import NAMESPACE, scenario_snapshot, snapshot_of
 
-from kubectl_machinepool.deletion import Verdict
-from kubectl_machinepool.description import PoolDescription, describe
-from kubectl_machinepool.instances import same_version
+from kubectl_machinepool.model.description import PoolDescription, describe
+from kubectl_machinepool.model.instances import same_version
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.render.structured import describe_document
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
 
 
 def only_pool(name: str, generation: str = "v1beta2", nodes_known: bool = True) -> PoolDescription:

@@ -18,18 +18,12 @@ from support.objects import NOW, T0
 from support.scenarios import SCENARIOS, condition, core_manager, node, zoned
 from support.snapshots import NAMESPACE
 
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import (
-    BY_CODE,
-    RULES,
-    CapiVersion,
-    Severity,
-    Thresholds,
-    capi_version,
-    diagnose,
-)
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.diagnostics.core import CapiVersion, Severity
+from kubectl_machinepool.diagnostics.rules import BY_CODE, RULES, capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
 
 Obj = dict[str, Any]
 AGO = lambda minutes: (NOW - timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")  # noqa: E731

@@ -10,16 +10,18 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.deletechecks import plan_deletion
-from kubectl_machinepool.deletetarget import Mode, Request, Wanted, find_target
-from kubectl_machinepool.deletewrites import writes_for
-from kubectl_machinepool.deleting import note_on
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
-from kubectl_machinepool.disruption import Budget, Disruption
-from kubectl_machinepool.nodedrain import drain_bound
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.snapshot import CAPI_GROUP, Snapshot
+from kubectl_machinepool.app.deleting import note_on
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.nodedrain import drain_bound
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.deletechecks import plan_deletion
+from kubectl_machinepool.plans.deletetarget import Mode, Request, Wanted, find_target
+from kubectl_machinepool.plans.deletewrites import writes_for
+from kubectl_machinepool.plans.disruption import Budget, Disruption
 
 MACHINE = "dev-mp-0-x7q2p"
 HOUR_AGO = (NOW - timedelta(hours=1)).isoformat().replace("+00:00", "Z")

@@ -13,10 +13,10 @@ import yaml
 from support.objects import NOW
 from support.scenarios import SCENARIOS
 
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.dump import load_dump
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.selector import Selection
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.offline.dump import load_dump
 
 OBJECTS = SCENARIOS["aws-asg"]("v1beta2", "capi-prod")
 NODES = [o for o in OBJECTS if o["kind"] == "Node"]

@@ -14,15 +14,15 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import capi_version, diagnose
-from kubectl_machinepool.events import event_record, folded
-from kubectl_machinepool.options import Thresholds
+from kubectl_machinepool.base.timeutil import format_time
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.events import event_record, folded
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.structured import describe_stream, to_json
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.timeutil import format_time
 
 Obj = dict[str, Any]
 AT = format_time(NOW - timedelta(minutes=5))

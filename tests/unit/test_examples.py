@@ -10,7 +10,7 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE
 
-from kubectl_machinepool.diagnostics import BY_CODE
+from kubectl_machinepool.diagnostics.rules import BY_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {

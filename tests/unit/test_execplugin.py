@@ -25,8 +25,8 @@ from support.execplugins import (
 from support.kubeconfigs import DEAD_SERVER
 from support.run import start_plugin
 
-from kubectl_machinepool.connection import load_connection
-from kubectl_machinepool.errors import ConfigError, ExitCode
+from kubectl_machinepool.base.errors import ConfigError, ExitCode
+from kubectl_machinepool.kube.connection import load_connection
 
 # Only keeps a plugin the code failed to stop from hanging the suite; never what is asserted.
 GUARD = 120.0

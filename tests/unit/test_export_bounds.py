@@ -27,10 +27,10 @@ from support.hostilebundles import (
 )
 from support.run import run_cli
 
-from kubectl_machinepool import bundlefiles, export
-from kubectl_machinepool.dump import load_dump, objects_in
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.inputfiles import MAX_BYTES
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.base.inputfiles import MAX_BYTES
+from kubectl_machinepool.offline import bundlefiles, export
+from kubectl_machinepool.offline.dump import load_dump, objects_in
 
 # What reading a refused bundle may allocate at the most (the values bound is reached after
 # about 15 MB of `{}`, read a MiB at a time).

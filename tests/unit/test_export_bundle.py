@@ -15,11 +15,11 @@ import yaml
 from support.hostilebundles import as_written
 from support.run import run_cli
 
-from kubectl_machinepool import bundlefiles, export
-from kubectl_machinepool import tarball as tarball_reader
-from kubectl_machinepool.dump import load_dump, objects_in
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.exportfields import LAST_APPLIED, REMOVED, kept_fields
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.offline import bundlefiles, export
+from kubectl_machinepool.offline import tarball as tarball_reader
+from kubectl_machinepool.offline.dump import load_dump, objects_in
+from kubectl_machinepool.offline.exportfields import LAST_APPLIED, REMOVED, kept_fields
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CAPTURED = datetime(2026, 11, 29, 15, 0, tzinfo=UTC)
@@ -241,7 +241,7 @@ def test_an_export_is_read_alone(tmp_path, capsys) -> None:
 
 
 def test_progress_is_one_line_rewritten_in_place_with_cluster_text_escaped() -> None:
-    from kubectl_machinepool.environment import Environment
+    from kubectl_machinepool.cli.environment import Environment
 
     stderr = io.StringIO()
     env = Environment(io.StringIO(), io.StringIO(), stderr, {}, False, False, None, True)

@@ -15,9 +15,9 @@ from support.healthchecks import checked_status, health_check
 from support.objects import T0
 from support.scenarios import SCENARIOS, condition, core_manager, kubeadm_config, uid
 
-from kubectl_machinepool import bundlefiles, export
-from kubectl_machinepool.exportfields import REMOVED
-from kubectl_machinepool.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.offline import bundlefiles, export
+from kubectl_machinepool.offline.exportfields import REMOVED
 
 Obj = dict[str, Any]
 CAPTURED = datetime(2026, 11, 29, 15, 0, tzinfo=UTC)

@@ -17,8 +17,8 @@ from support.controlplane import User
 from support.faultproxy import STATUS_FAULTS, Fault, FaultProxy, Injection, Paging, Upstream
 from support.pki import CertificateAuthority, write_private
 
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.options import AccessOptions
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.kube.client import Kube
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from kubectl_machinepool.errors import ClusterAccessError, ConflictError, MachinePoolError
-from kubectl_machinepool.fencing import FENCE_ANNOTATION, settle
-from kubectl_machinepool.writes import Write, object_ref
+from kubectl_machinepool.base.errors import ClusterAccessError, ConflictError, MachinePoolError
+from kubectl_machinepool.kube.fencing import FENCE_ANNOTATION, settle
+from kubectl_machinepool.plans.writes import Write, object_ref
 
 Obj = dict[str, Any]
 LOST = MachinePoolError("timed out reading from the server")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_machinepool.goregex import unsafe_reason
-from kubectl_machinepool.propagation import sync_rules
+from kubectl_machinepool.model.goregex import unsafe_reason
+from kubectl_machinepool.model.propagation import sync_rules
 
 
 @pytest.mark.parametrize(

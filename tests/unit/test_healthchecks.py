@@ -19,15 +19,17 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS, core_manager
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import Description, PoolDescription, describe
-from kubectl_machinepool.diagnostics import CapiVersion, Finding, Severity, Thresholds, diagnose
-from kubectl_machinepool.healthchecks import DEFAULT_NODE_STARTUP_SECONDS
-from kubectl_machinepool.healthchecks import health_check as read
+from kubectl_machinepool.diagnostics.core import CapiVersion, Finding, Severity
+from kubectl_machinepool.diagnostics.rules import diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import Description, PoolDescription, describe
+from kubectl_machinepool.model.healthchecks import DEFAULT_NODE_STARTUP_SECONDS
+from kubectl_machinepool.model.healthchecks import health_check as read
+from kubectl_machinepool.model.selector import Selection, selector_matches
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.structured import describe_document
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
-from kubectl_machinepool.selector import Selection, selector_matches
-from kubectl_machinepool.snapshot import Snapshot
 
 Obj = dict[str, Any]
 SCHEMA = json.loads(

@@ -19,10 +19,10 @@ import pytest
 import yaml
 from support.loopback import QuietHandler, serving
 
-from kubectl_machinepool.connection import connection_from_dict
-from kubectl_machinepool.errors import ConfigError
-from kubectl_machinepool.fetch import workload_nodes
-from kubectl_machinepool.kube import Kube
+from kubectl_machinepool.base.errors import ConfigError
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.connection import connection_from_dict
+from kubectl_machinepool.kube.fetch import workload_nodes
 
 NAMESPACE = "capi"
 CLUSTER = "prod"

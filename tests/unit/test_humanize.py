@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from kubectl_machinepool.humanize import human_duration
+from kubectl_machinepool.base.humanize import human_duration
 
 S, M, H, D = 1, 60, 3600, 86400
 

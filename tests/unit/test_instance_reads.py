@@ -10,13 +10,13 @@ from urllib.parse import urlsplit
 
 from support.loopback import QuietHandler, serving
 
-from kubectl_machinepool.connection import Connection
-from kubectl_machinepool.fetch import read_description
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.snapshot import Snapshot
-from kubectl_machinepool.states import machine_state, object_state
-from kubectl_machinepool.transport import Settings
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.connection import Connection
+from kubectl_machinepool.kube.fetch import read_description
+from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.model.states import machine_state, object_state
 
 INFRA = "infrastructure.cluster.x-k8s.io"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"

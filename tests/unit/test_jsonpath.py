@@ -15,11 +15,18 @@ from typing import Any
 import pytest
 from support.objects import list_scenario
 
-from kubectl_machinepool import columns, jsonpath
-from kubectl_machinepool.jsonpath import TemplateError, go_float, go_json, parse, relaxed, sprint
-from kubectl_machinepool.model import machine_pools
+from kubectl_machinepool.model.pool import machine_pools
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.render import columns, jsonpath
+from kubectl_machinepool.render.jsonpath import (
+    TemplateError,
+    go_float,
+    go_json,
+    parse,
+    relaxed,
+    sprint,
+)
 from kubectl_machinepool.render.listing import template_list
-from kubectl_machinepool.snapshot import Snapshot
 
 # asg-workers, gke-default, pending-pool, vmss-workers: as the API gives them, plus summaries.
 POOLS = template_list(machine_pools(Snapshot.of(list_scenario("v1beta2", "capi-prod"))))

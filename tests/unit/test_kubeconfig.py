@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubectl_machinepool.connection import load_connection
-from kubectl_machinepool.errors import ConfigError
+from kubectl_machinepool.base.errors import ConfigError
+from kubectl_machinepool.kube.connection import load_connection
 
 
 def kubeconfig(
@@ -234,7 +234,7 @@ def test_impersonation_becomes_kubectls_headers(tmp_path: Path) -> None:
 def test_a_secrets_kubeconfig_may_not_run_commands_or_read_files(
     tmp_path: Path, user: dict, cluster: dict, what: str
 ) -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     config = {
         "apiVersion": "v1",
@@ -253,7 +253,7 @@ def test_a_secrets_kubeconfig_may_not_run_commands_or_read_files(
 
 @pytest.mark.parametrize("broken", [{"clusters": 5}, {"users": "x"}, {"contexts": [7]}])
 def test_a_malformed_secret_kubeconfig_is_a_config_error(broken: dict) -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     config = {
         "clusters": [{"name": "w", "cluster": {"server": "https://w:6443"}}],
@@ -292,7 +292,7 @@ def test_a_secret_user_whose_name_is_not_a_string_never_runs_its_plugin(
 ) -> None:
     """The check and the connection must read the same entry: a name YAML types as a number,
     a boolean or null is refused outright, as kubectl refuses it."""
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     marker = tmp_path / "ran"
     body = f'{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: touch, args: ["{marker}"]}}}}'
@@ -310,14 +310,14 @@ def test_a_secret_user_whose_name_is_not_a_string_never_runs_its_plugin(
     ],
 )
 def test_a_secret_may_not_read_files_under_any_name(name: str, body: str) -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     with pytest.raises(ConfigError):
         connection_from_dict(yaml.safe_load(_secret_yaml(name, body)), "Secret ns/w-kubeconfig")
 
 
 def test_a_secret_cluster_with_a_non_string_name_cannot_smuggle_a_ca_path() -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
     document["clusters"] = [
@@ -329,7 +329,7 @@ def test_a_secret_cluster_with_a_non_string_name_cannot_smuggle_a_ca_path() -> N
 
 
 def test_duplicate_names_are_refused_like_kubectl() -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     twice = "- name: u\n  user: {exec: {command: touch}}"
     with pytest.raises(ConfigError, match="names 'u' twice"):
@@ -349,7 +349,7 @@ def test_duplicate_names_are_refused_like_kubectl() -> None:
     ],
 )
 def test_a_secret_cluster_field_of_the_wrong_type_is_refused(field: str, value: object) -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
     document["clusters"][0]["cluster"][field] = value
@@ -358,7 +358,7 @@ def test_a_secret_cluster_field_of_the_wrong_type_is_refused(field: str, value: 
 
 
 def test_a_token_ending_in_a_newline_is_used_without_it() -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     document = yaml.safe_load(_secret_yaml("u", '{token: "s3cr3t-token\\n"}'))
     conn = connection_from_dict(document, "Secret ns/w-kubeconfig")
@@ -367,7 +367,7 @@ def test_a_token_ending_in_a_newline_is_used_without_it() -> None:
 
 @pytest.mark.parametrize("token", ["abc\ndef", "abc def", "abc\x1b[2Jdef", ""])
 def test_a_token_that_is_not_one_word_is_refused_without_repeating_it(token: str) -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     document = yaml.safe_load(_secret_yaml("u", "{token: x}"))
     document["users"][1]["user"]["token"] = token + " "
@@ -378,7 +378,7 @@ def test_a_token_that_is_not_one_word_is_refused_without_repeating_it(token: str
 
 
 def test_a_password_in_the_server_url_is_never_kept() -> None:
-    from kubectl_machinepool.connection import connection_from_dict
+    from kubectl_machinepool.kube.connection import connection_from_dict
 
     document = yaml.safe_load(_secret_yaml("u", "{token: t}"))
     document["clusters"][0]["cluster"]["server"] = "https://admin:hunter2@w.example:6443/"

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from kubectl_machinepool import kubewatch
-from kubectl_machinepool.errors import ClusterAccessError, UnreachableError
-from kubectl_machinepool.kube import Resource
-from kubectl_machinepool.kubewatch import LISTED, Health, Watch, backoff, stream_lines, watch
+from kubectl_machinepool.base.errors import ClusterAccessError, UnreachableError
+from kubectl_machinepool.kube import watch as kubewatch
+from kubectl_machinepool.kube.resource import Resource
+from kubectl_machinepool.kube.watch import Health, Watch, backoff, stream_lines, watch
+from kubectl_machinepool.model.changes import LISTED
 
 CONFIGMAPS = Resource("", "v1", "ConfigMap", "configmaps")
 SPEC = Watch(CONFIGMAPS, "default")

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubectl_machinepool import liststream
-from kubectl_machinepool.liststream import NotAList, read_list, without_managed_fields
+from kubectl_machinepool.kube import liststream
+from kubectl_machinepool.kube.liststream import NotAList, read_list, without_managed_fields
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from support.objects import aws_ids, infra_pool, list_scenario, machine_pool
 
-from kubectl_machinepool.model import machine_pools
-from kubectl_machinepool.snapshot import Snapshot
+from kubectl_machinepool.model.pool import machine_pools
+from kubectl_machinepool.model.snapshot import Snapshot
 
 
 def pools_by_name(objects: list[dict]) -> dict:

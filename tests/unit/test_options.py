@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_machinepool.errors import UsageError
-from kubectl_machinepool.options import parse_duration
+from kubectl_machinepool.base.durations import parse_duration
+from kubectl_machinepool.base.errors import UsageError
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,13 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS, node
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.description import ClusterDescription, describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
-from kubectl_machinepool.outsiders import OutsideNode, OutsideNodes, provider_group
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import ClusterDescription, describe
+from kubectl_machinepool.model.outsiders import OutsideNode, OutsideNodes, provider_group
+from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.render.structured import describe_document
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.treeview import Health, RowKind, build_tree
+from kubectl_machinepool.render.treeview import Health, RowKind, build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI = "cluster.x-k8s.io"

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from kubectl_machinepool import parallel
-from kubectl_machinepool.errors import MachinePoolError
-from kubectl_machinepool.parallel import Pending
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.kube import parallel
+from kubectl_machinepool.kube.parallel import Pending
 
 
 def test_the_result_and_the_error_reach_the_caller() -> None:
@@ -50,7 +50,7 @@ def test_no_more_than_max_parallel_at_once() -> None:
 
 def test_a_read_thread_does_not_keep_the_process_alive() -> None:
     # A read blocked on a silent server (no --request-timeout) must not hold the exit.
-    program = "import threading; from kubectl_machinepool.parallel import Pending; "
+    program = "import threading; from kubectl_machinepool.kube.parallel import Pending; "
     program += "Pending(threading.Event().wait); print('done')"
     done = subprocess.run(
         [sys.executable, "-c", program], check=False, capture_output=True, text=True, timeout=30

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from kubectl_machinepool.poolname import pool_label_value
+from kubectl_machinepool.model.poolname import pool_label_value
 
 
 def test_valid_names_are_kept() -> None:

@@ -9,12 +9,12 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS, core_manager
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.errors import UsageError
-from kubectl_machinepool.propagation import SyncRules, propagation, sync_rules
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.propagation import SyncRules, propagation, sync_rules
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.propagation import propagation_document, render_propagation
-from kubectl_machinepool.selector import Selection
 
 DEFAULT_RULES = SyncRules()
 

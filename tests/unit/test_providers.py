@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from support.kinds import provider_kinds
 
-from kubectl_machinepool.deletion import DeletionVerdict, Verdict, pool_deletion_verdict
-from kubectl_machinepool.providers import (
+from kubectl_machinepool.providers.deletion import DeletionVerdict, Verdict, pool_deletion_verdict
+from kubectl_machinepool.providers.registry import (
     INFRA_GROUP,
     PROVIDERS,
     annotation_deletes,
@@ -17,7 +17,7 @@ from kubectl_machinepool.providers import (
     infra_pool,
     instance_deletion,
 )
-from kubectl_machinepool.targets import READINGS
+from kubectl_machinepool.providers.targets import READINGS
 
 README = Path(__file__).parents[2] / "README.md"
 _WORD = {Verdict.SUPPORTED: "supported", Verdict.NOT_SUPPORTED: "refused"}

@@ -11,15 +11,16 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import scenario_snapshot
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.conditions import Condition
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.conditions import Condition
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.glyphs import ASCII
 from kubectl_machinepool.render.structured import describe_document, to_json
 from kubectl_machinepool.render.tree import TreeOptions, render_tree, tree_table
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.treeview import RowKind, TreeRow, headline, short_provider_id
+from kubectl_machinepool.render.treeview import RowKind, TreeRow, headline, short_provider_id
 
 SCHEMA = json.loads(
     resources.files("kubectl_machinepool").joinpath("schemas/describe.json").read_text()
@@ -135,7 +136,7 @@ def test_long_provider_ids_keep_their_tail(provider_id, short) -> None:
 def test_a_bootstrap_config_missing_from_the_read_says_why(unread: bool, says: str) -> None:
     from support.snapshots import NAMESPACE
 
-    from kubectl_machinepool.snapshot import Snapshot
+    from kubectl_machinepool.model.snapshot import Snapshot
 
     objects = [
         o for o in SCENARIOS["aws-asg"]("v1beta2", NAMESPACE) if o["kind"] != "KubeadmConfig"

@@ -10,9 +10,10 @@ import yaml
 from support.objects import NOW, list_scenario
 from support.run import run_cli
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.commands import listing
-from kubectl_machinepool.model import machine_pools
+from kubectl_machinepool.cli.commands import listing
+from kubectl_machinepool.model.pool import machine_pools
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.listing import (
     LABELS,
     LIST_FORMATS,
@@ -23,7 +24,6 @@ from kubectl_machinepool.render.listing import (
     template_format,
     template_item,
 )
-from kubectl_machinepool.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 

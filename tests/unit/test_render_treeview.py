@@ -9,11 +9,12 @@ import pytest
 from support.objects import NOW
 from support.snapshots import scenario_snapshot
 
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
-from kubectl_machinepool.humanize import human_duration
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.treeview import Health, RowKind, TreeModel, TreeRow, build_tree
+from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.render.treeview import Health, RowKind, TreeModel, TreeRow, build_tree
 
 
 def model(scenario: str, nodes_known: bool = True, **options: object) -> TreeModel:

@@ -11,16 +11,18 @@ from pathlib import Path
 import pytest
 from support.objects import NOW
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.conditions import Condition
-from kubectl_machinepool.description import Description, describe
-from kubectl_machinepool.diagnostics import Finding, Thresholds, capi_version, diagnose
-from kubectl_machinepool.dump import load_dump
+from kubectl_machinepool.diagnostics.core import Finding
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.conditions import Condition
+from kubectl_machinepool.model.description import Description, describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.offline.dump import load_dump
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.table import SEPARATOR
 from kubectl_machinepool.render.tree import MESSAGE_MIN, TreeOptions, render_tree, tree_table
+from kubectl_machinepool.render.treeview import RowKind, TreeRow, headline
 from kubectl_machinepool.render.wrap import NARROWEST, visible_width
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.treeview import RowKind, TreeRow, headline
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.yaml"))

@@ -12,20 +12,21 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.deletechecks import plan_deletion
-from kubectl_machinepool.deletetarget import Mode, Request, Wanted, find_target
-from kubectl_machinepool.deletewrites import writes_for
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
-from kubectl_machinepool.disruption import Disruption
-from kubectl_machinepool.propagation import SyncRules, propagation
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.propagation import SyncRules, propagation
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.plans.deletechecks import plan_deletion
+from kubectl_machinepool.plans.deletetarget import Mode, Request, Wanted, find_target
+from kubectl_machinepool.plans.deletewrites import writes_for
+from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.deleteplan import render_plan
 from kubectl_machinepool.render.findings import DiagnosisView, render_diagnosis
 from kubectl_machinepool.render.glyphs import ASCII, UNICODE
 from kubectl_machinepool.render.propagation import render_propagation
 from kubectl_machinepool.render.wrap import NARROWEST, visible_width, wrap
-from kubectl_machinepool.selector import Selection
 
 COLOUR = re.compile("\x1b\\[[0-9;]*m")
 WORDS = st.lists(

@@ -11,12 +11,12 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.description import describe
+from kubectl_machinepool.base.timeutil import parse_time
+from kubectl_machinepool.diagnostics.rollouts import Report
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout, pool_rollout
+from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.render.rollout import block
-from kubectl_machinepool.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout, pool_rollout
-from kubectl_machinepool.rolloutstatus import Report
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.timeutil import parse_time
 
 GENERATIONS = pytest.mark.parametrize("generation", ["v1beta1", "v1beta2"])
 TEN_MINUTES = timedelta(minutes=10)

@@ -124,7 +124,7 @@ def test_w_takes_no_value_after_a_space(capsys: pytest.CaptureFixture[str]) -> N
     [("-w=false", "--no-watch"), ("--watch=0", "--no-watch"), ("-w=true", "--watch"), ("-w", "-w")],
 )
 def test_attached_values_become_the_flag_pair(given: str, spelled: str) -> None:
-    from kubectl_machinepool.commands.rollout import _spelled
+    from kubectl_machinepool.cli.commands.rollout import _spelled
 
     assert _spelled(given) == spelled
 

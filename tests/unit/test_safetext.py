@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubectl_machinepool.safetext import escape, scrub
+from kubectl_machinepool.base.safetext import escape, scrub
 
 HOSTILE = [
     "\x1b]0;owned\x07",  # OSC: window title

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_machinepool.errors import UsageError
-from kubectl_machinepool.selector import matches
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.model.selector import matches
 
 LABELS = {"env": "prod", "tier": "gpu", "cluster.x-k8s.io/cluster-name": "prod"}
 

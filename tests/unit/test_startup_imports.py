@@ -16,16 +16,16 @@ from pathlib import Path
 import pytest
 from support.kubeconfigs import dead_kubeconfig
 
-from kubectl_machinepool import suggest
+from kubectl_machinepool.cli import suggest
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("kubernetes", "tabulate")
 # What a cached pool name must not need: the kubeconfig's parser, the connection, the server.
 COLD_ONLY = (
     "yaml",
-    "kubectl_machinepool.kubeconfig",
-    "kubectl_machinepool.connection",
-    "kubectl_machinepool.kube",
+    "kubectl_machinepool.kube.kubeconfig",
+    "kubectl_machinepool.kube.connection",
+    "kubectl_machinepool.kube.client",
 )
 NAMESPACE = "prod-ns"
 CACHED = [("spares", "Cluster prod"), ("workers", "Cluster prod")]  # sorted, as read() leaves them
@@ -120,7 +120,7 @@ def pool_name_probe(args: list[str], incomplete: str) -> str:
     """A describe-like command whose pool-name argument completes through suggest.py alone."""
     return (
         "import click\n"
-        "from kubectl_machinepool import suggest\n"
+        "from kubectl_machinepool.cli import suggest\n"
         "names = click.Argument(['names'], nargs=-1, shell_complete=suggest.pool_names)\n"
         "command = click.Command('describe', params=[click.Option(['-n', '--namespace']), names])\n"
         f"ctx = command.make_context('describe', {args!r}, resilient_parsing=True)\n"
@@ -144,7 +144,7 @@ def test_a_cold_pool_name_completion_still_reads_the_kubeconfig(env) -> None:
     prime_pool_cache()  # for another namespace than the one asked about
     output, modules = run_probe(env, pool_name_probe(["-n", "elsewhere"], ""))
     assert output == []
-    assert "kubectl_machinepool.connection" in modules
+    assert "kubectl_machinepool.kube.connection" in modules
 
 
 def test_a_cached_answer_serves_only_its_own_kubeconfig_context_and_namespace(env) -> None:
@@ -176,8 +176,8 @@ def test_a_cache_file_holding_another_key_is_no_answer(env) -> None:
 
 # The model, the rules and the renderers: a read command imports them while its reads run.
 AFTER_THE_READS = (
-    "kubectl_machinepool.description",
-    "kubectl_machinepool.diagnostics",
+    "kubectl_machinepool.model.description",
+    "kubectl_machinepool.diagnostics.rules",
     "kubectl_machinepool.render.tree",
     "kubectl_machinepool.render.findings",
 )
@@ -189,27 +189,27 @@ def test_the_first_request_goes_out_before_the_model_and_renderers_are_imported(
 ) -> None:
     """The server refuses the connection: what counts is what was loaded when it was tried."""
     body = (
-        "from kubectl_machinepool import kube\n"
+        "from kubectl_machinepool.kube import client as kube\n"
         "asked = kube.Kube.request\n"
         "def first(self, *args, **kwargs):\n"
         f"    print(*(m for m in {AFTER_THE_READS!r} if m in sys.modules), 'asked', sep='\\n')\n"
         "    kube.Kube.request = asked\n"
         "    return asked(self, *args, **kwargs)\n"
         "kube.Kube.request = first\n"
-        "from kubectl_machinepool.cli import main\n"
+        "from kubectl_machinepool.cli.main import main\n"
         f"try:\n    main([{command!r}, '--request-timeout', '5s'])\nexcept SystemExit:\n    pass\n"
     )
     output, modules = run_probe(env, body)
     assert output == ["asked"]
-    assert "kubectl_machinepool.connection" in modules
+    assert "kubectl_machinepool.kube.connection" in modules
 
 
 def test_list_loads_the_jsonpath_modules_only_for_the_formats_using_them(env) -> None:
     dump = str(REPO / "examples" / "azure-vmss.yaml")
-    modules = ("kubectl_machinepool.columns", "kubectl_machinepool.jsonpath")
+    modules = ("kubectl_machinepool.render.columns", "kubectl_machinepool.render.jsonpath")
     for argv, wanted in [
         (["list", "-f", dump, "-o", "wide", "-L", "env", "--show-labels"], []),
-        (["list", "-f", dump, "-o", "jsonpath={.kind}"], ["kubectl_machinepool.jsonpath"]),
+        (["list", "-f", dump, "-o", "jsonpath={.kind}"], ["kubectl_machinepool.render.jsonpath"]),
         (["list", "-f", dump, "-o", "custom-columns=N:.metadata.name"], list(modules)),
         (["list", "-f", dump, "--sort-by=.metadata.name"], list(modules)),
     ]:

@@ -1,7 +1,7 @@
 """Infra pool fields that name a Kubernetes release (targets.py) and rule MP1301 (R13, #7248),
 per provider shape, in both Cluster API generations: the field fires, its near miss does not.
 
-Each field as the provider defines it (json tags, at the commits in providers.py's docstring):
+Each field as the provider defines it (json tags, at the commits in providers/registry.py's docstring):
   AWSManagedMachinePool spec.amiVersion, spec.amiType
       cluster-api-provider-aws exp/api/v1beta2/awsmanagedmachinepool_types.go (also v1beta1)
   AzureMachinePool spec.template.image / status.image {computeGallery, sharedGallery,
@@ -32,11 +32,12 @@ from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.description import describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
-from kubectl_machinepool.providers import PROVIDERS, infra_pool
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.targets import companion_name, infra_targets
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.providers.registry import PROVIDERS, infra_pool
+from kubectl_machinepool.providers.targets import companion_name, infra_targets
 
 Obj = dict[str, Any]
 INFRA = "infrastructure.cluster.x-k8s.io"

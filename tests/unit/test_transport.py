@@ -24,11 +24,11 @@ import yaml
 from support.loopback import QuietHandler, serving
 from support.pki import CertificateAuthority, write_private
 
-from kubectl_machinepool import connection as connection_module
-from kubectl_machinepool.connection import Connection, load_connection
-from kubectl_machinepool.errors import ConfigError, UnreachableError
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.transport import POOL_SIZE, USER_AGENT, Auth, Settings, bypassed
+from kubectl_machinepool.base.errors import ConfigError, UnreachableError
+from kubectl_machinepool.kube import connection as connection_module
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.connection import Connection, load_connection
+from kubectl_machinepool.kube.transport import POOL_SIZE, USER_AGENT, Auth, Settings, bypassed
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = {"kind": "APIGroup", "versions": [{"version": "v1beta2"}]}
@@ -498,7 +498,7 @@ def test_a_describe_without_a_proxy_imports_neither_the_kubernetes_client_nor_ur
     config.write_text(yaml.safe_dump(_kubeconfig({"server": server.url})))
     probe = (
         "import json, sys\n"
-        "from kubectl_machinepool.cli import main\n"
+        "from kubectl_machinepool.cli.main import main\n"
         f"try:\n    main(['describe', '--kubeconfig', {str(config)!r}, '-n', 'ns', 'pool'])\n"
         "except SystemExit:\n    pass\n"
         "roots = ('kubernetes', 'urllib3')\n"

@@ -13,11 +13,11 @@ import yaml
 from support.loopback import QuietHandler, serving
 from support.run import run_cli
 
-from kubectl_machinepool.connection import Connection
-from kubectl_machinepool.errors import UnreachableError
-from kubectl_machinepool.fetch import NODES
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.transport import Settings
+from kubectl_machinepool.base.errors import UnreachableError
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.connection import Connection
+from kubectl_machinepool.kube.fetch import NODES
+from kubectl_machinepool.kube.transport import Settings
 
 
 def kubeconfig_for(tmp_path: Path, port: int) -> Path:

@@ -11,11 +11,11 @@ from urllib.parse import parse_qs, urlsplit
 import yaml
 from support.loopback import QuietHandler, serving
 
-from kubectl_machinepool.connection import Connection
-from kubectl_machinepool.fetch import workload_nodes
-from kubectl_machinepool.kube import Kube
-from kubectl_machinepool.states import node_state
-from kubectl_machinepool.transport import Settings
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.connection import Connection
+from kubectl_machinepool.kube.fetch import workload_nodes
+from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.model.states import node_state
 
 
 def _node(name: str, ready: str) -> dict:

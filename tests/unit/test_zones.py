@@ -17,23 +17,14 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS, as_provider, zoned
 from support.snapshots import NAMESPACE, snapshot_of
 
-from kubectl_machinepool.color import Palette
-from kubectl_machinepool.deletechecks import plan_deletion
-from kubectl_machinepool.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
-from kubectl_machinepool.deletewrites import writes_for
-from kubectl_machinepool.description import PoolDescription, describe
-from kubectl_machinepool.diagnostics import Thresholds, capi_version, diagnose
 from kubectl_machinepool.diagnostics.core import Finding
-from kubectl_machinepool.disruption import Disruption
-from kubectl_machinepool.instances import Instance
-from kubectl_machinepool.providers import PROVIDERS, infra_pool
-from kubectl_machinepool.render.deleteplan import render_plan
-from kubectl_machinepool.render.structured import describe_document
-from kubectl_machinepool.render.tree import TreeOptions, render_tree
-from kubectl_machinepool.render.zones import SHOWN, zones_line
-from kubectl_machinepool.selector import Selection
-from kubectl_machinepool.states import node_state
-from kubectl_machinepool.zones import (
+from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import PoolDescription, describe
+from kubectl_machinepool.model.instances import Instance
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.states import node_state
+from kubectl_machinepool.model.zones import (
     DEPRECATED_ZONE_LABEL,
     NAMINGS,
     ZONE_LABEL,
@@ -41,6 +32,16 @@ from kubectl_machinepool.zones import (
     ZoneCount,
     delete_balance,
 )
+from kubectl_machinepool.plans.deletechecks import plan_deletion
+from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
+from kubectl_machinepool.plans.deletewrites import writes_for
+from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.providers.registry import PROVIDERS, infra_pool
+from kubectl_machinepool.render.color import Palette
+from kubectl_machinepool.render.deleteplan import render_plan
+from kubectl_machinepool.render.structured import describe_document
+from kubectl_machinepool.render.tree import TreeOptions, render_tree
+from kubectl_machinepool.render.zones import SHOWN, zones_line
 
 Obj = dict[str, Any]
 Change = Callable[[list[Obj]], Any]

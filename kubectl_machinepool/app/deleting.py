@@ -1,0 +1,279 @@
+"""delete-machine as a library: plan, carry out and follow, with no command line around it.
+
+Inputs are plain values (DeleteMachine: what the user asked; Carry: how far to go) and output
+goes through callbacks, so the command only parses flags, calls in here and prints. Every
+failure is a MachinePoolError whose message says what was, or was not, written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.errors import (
+    ClusterAccessError,
+    MachinePoolError,
+    NotFoundError,
+    RefusedError,
+    UsageError,
+)
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.deletefollow import follow
+from kubectl_machinepool.kube.fetch import read_description, workload_disruption, workload_kube
+from kubectl_machinepool.kube.writing import Batch, Outcome, apply_writes
+from kubectl_machinepool.model.description import Description, describe
+from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.deletechecks import plan_deletion
+from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Target, Wanted, find_target
+from kubectl_machinepool.plans.deletewrites import writes_for
+from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.plans.writes import Access
+from kubectl_machinepool.providers.deletion import Verdict
+
+Report = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteMachine:
+    """What the user asked for: one instance, where to look for it, and how it is to go."""
+
+    wanted: Wanted
+    mode: Mode = Mode.REPLACE
+    pool: str | None = None
+    drain_timeout: timedelta | None = None
+    allow_unverified: bool = False
+    workload_kubeconfig: str | None = None
+    request_timeout: float | None = None
+    # The namespace to look in; None: every namespace.
+    namespace: str | None = None
+    selector: str | None = None
+
+    @property
+    def request(self) -> Request:
+        return Request(self.mode, self.drain_timeout, self.allow_unverified)
+
+
+class DryRun(Enum):
+    NONE = "none"
+    CLIENT = "client"
+    SERVER = "server"
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """How far to carry out a plan."""
+
+    dry_run: DryRun = DryRun.NONE
+    wait: bool = False
+    # How long to follow the deletion; None: until it is done.
+    follow_timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Callbacks:
+    report: Report  # a result, for standard output
+    inform: Report  # progress, for standard error
+    warn: Report
+    # Asked once, before the first write that persists; False cancels with nothing written.
+    confirm: Callable[[], bool]
+
+
+def note_on(snapshot: Snapshot, group: str, kind: str) -> str:
+    """Why this very kind could not be read: kinds of different groups may share a name."""
+    return snapshot.note_for(group, kind) or f"cannot read {kind} objects"
+
+
+def _one_target(targets: list[Target], wanted: Wanted, namespace: str | None) -> Target:
+    where = f' in namespace "{namespace}"' if namespace else ""
+    if not targets:
+        hint = "kubectl machinepool describe lists each pool's instances"
+        if wanted.machine:
+            hint = "a Machine of a MachineDeployment is deleted with kubectl delete machine"
+        raise NotFoundError(f"{wanted.display} is no instance of a MachinePool{where}", hint=hint)
+    if len(targets) > 1:
+        pools = ", ".join(sorted(f"{t.pool.pool.namespace}/{t.pool.pool.name}" for t in targets))
+        raise UsageError(
+            f"{wanted.display} names instances of several pools: {pools}",
+            hint="pick one with -n NAMESPACE, or --pool NAME within a namespace",
+        )
+    return targets[0]
+
+
+def _permissions(
+    kube: Kube, target: Target, request: Request, now: datetime
+) -> dict[Access, bool | None]:
+    answers: dict[Access, bool | None] = {}
+    for write in writes_for(target, request, now):
+        try:
+            answers[write.access] = kube.allowed(write.access.attributes)
+        except MachinePoolError:
+            answers[write.access] = None  # could not ask: the plan says so
+    return answers
+
+
+def _disruption(kube: Kube, target: Target, asked: DeleteMachine) -> Disruption:
+    machine = target.instance.machine
+    if target.pool.deletion.verdict is Verdict.NOT_SUPPORTED or machine is None:
+        return Disruption(None, "nothing will be drained")
+    if not machine.node_name:
+        return Disruption(None, "the Machine has no Node")
+    cluster = target.cluster
+    return workload_disruption(
+        kube,
+        cluster.namespace,
+        cluster.name,
+        asked.workload_kubeconfig,
+        asked.request_timeout,
+        node=machine.node_name,
+    )
+
+
+def _unread_for(description: Description, snapshot: Snapshot, wanted: Wanted) -> list[str]:
+    """What could not be read that might hold the instance the user named."""
+    unread = []
+    for cluster in description.clusters:
+        for pool in cluster.pools:
+            ref = pool.pool.infrastructure_ref
+            if pool.infra_unread and ref is not None:
+                unread.append(f"{ref.kind} {pool.pool.namespace}/{ref.name}")
+        if wanted.node and not cluster.nodes_read:
+            unread.append(f"the Nodes of Cluster {cluster.namespace}/{cluster.name}")
+    unread += [f"{kind} objects" for group, kind in snapshot.unread if group != CAPI_GROUP]
+    return sorted(set(unread))
+
+
+def _readable(snapshot: Snapshot, target: Target) -> None:
+    """Without the pool's infra pool, Machines and infra machines no verdict is honest."""
+    pool = target.pool
+    ref = pool.pool.infrastructure_ref
+    if pool.infra_unread and ref is not None:
+        why = note_on(snapshot, ref.api_group, ref.kind)
+        raise ClusterAccessError(
+            f"{why}; without {ref.kind} {ref.name}, whether {target.name} can be deleted "
+            "is unknown",
+            hint=f"delete-machine needs to get and list {ref.kind} objects in the namespace",
+        )
+    kinds = [(CAPI_GROUP, "Machine")]
+    if pool.infra and pool.pool.machine_kind:
+        kinds.append((pool.infra.api_version.rpartition("/")[0], pool.pool.machine_kind))
+    for group, kind in kinds:
+        if not snapshot.was_read(group, kind):
+            raise ClusterAccessError(
+                note_on(snapshot, group, kind),
+                hint=f"delete-machine needs to list {kind} objects in the namespace",
+            )
+
+
+def _plan(kube: Kube, asked: DeleteMachine, warn: Report, now: datetime) -> Plan:
+    namespace, pool = asked.namespace, asked.pool
+    selection = Selection(namespace, (pool,) if pool else (), selector=asked.selector)
+    snapshot = read_description(
+        kube, namespace, selection, asked.workload_kubeconfig, asked.request_timeout
+    )
+    description = describe(snapshot, selection, now)
+    if pool and not any(c.pools for c in description.clusters):
+        where = f' in namespace "{namespace}"' if namespace else ""
+        raise NotFoundError(f'machinepools.cluster.x-k8s.io "{pool}" not found{where}')
+    for note in description.notes:
+        warn(note)
+    if not snapshot.was_read(CAPI_GROUP, "Machine"):
+        raise ClusterAccessError(
+            note_on(snapshot, CAPI_GROUP, "Machine"),
+            hint="delete-machine needs to list Machine objects in the namespace",
+        )
+    targets = find_target(description, snapshot, asked.wanted)
+    unread = _unread_for(description, snapshot, asked.wanted)
+    if not targets and unread:
+        raise ClusterAccessError(
+            f"cannot tell whether {asked.wanted.display} is an instance of a MachinePool: "
+            f"{', '.join(unread)} could not be read",
+            hint="see the warnings above; delete-machine needs to read them",
+        )
+    target = _one_target(targets, asked.wanted, namespace)
+    _readable(snapshot, target)
+    request = asked.request
+    permissions = _permissions(kube, target, request, now)
+    disruption = _disruption(kube, target, asked)
+    return plan_deletion(target, request, now, permissions, disruption)
+
+
+def plan_for(
+    kube: Kube, asked: DeleteMachine, *, warn: Report, now: datetime | None = None
+) -> Plan:
+    """Read what is there and plan; a failure says that nothing was written."""
+    when = now or datetime.now(UTC).replace(microsecond=0)
+    try:
+        return _plan(kube, asked, warn, when)
+    except MachinePoolError as err:
+        raise err.restated(f"{err.message}; nothing was written") from err
+
+
+def execute(kube: Kube, plan: Plan, *, dry_run: bool, warn: Report) -> Outcome:
+    """Send the plan's writes, exactly as shown, with preconditions and undo."""
+    planned = tuple(r for r in (plan.target.machine_raw, plan.target.pool_raw) if r is not None)
+    mp = plan.target.pool.pool
+    hint = f"check the state with: kubectl machinepool describe {mp.name} -n {mp.namespace}"
+    return apply_writes(kube, Batch(plan.writes, planned, hint), dry_run=dry_run, warn=warn)
+
+
+def follow_deletion(
+    kube: Kube, plan: Plan, asked: DeleteMachine, timeout: float | None, ui: Callbacks
+) -> None:
+    """Follow the deletion; stopping (Ctrl-C, a timeout) never stops the deletion itself."""
+    cluster = plan.target.cluster
+    machine = next(w.target for w in plan.writes if w.target.plural == "machines")
+    workload: Kube | None = None
+    try:
+        ui.inform(
+            f"Following {machine.display} until it is gone (Ctrl-C stops following, not the "
+            "deletion)..."
+        )
+        try:
+            workload = workload_kube(
+                kube,
+                cluster.namespace,
+                cluster.name,
+                asked.workload_kubeconfig,
+                asked.request_timeout,
+            )
+        except MachinePoolError as err:
+            ui.warn(f"the Node is not followed: {err.message}")
+        follow(kube, workload, plan, timeout=timeout, report=ui.report, warn=ui.warn)
+    except KeyboardInterrupt:
+        ui.inform(f"Stopped following: the deletion of {machine.display} goes on in the cluster.")
+        raise
+    finally:
+        if workload is not None:
+            workload.__exit__(None, None, None)
+
+
+def carry_out(kube: Kube, plan: Plan, asked: DeleteMachine, carry: Carry, ui: Callbacks) -> None:
+    """Refuse, or confirm and write, then report each write kubectl's way (and follow)."""
+    if plan.refusals:
+        first = plan.refusals[0].message
+        more = f" (and {len(plan.refusals) - 1} more above)" if len(plan.refusals) > 1 else ""
+        raise RefusedError(f"refused: {first}{more}; nothing was written")
+    if carry.dry_run is DryRun.CLIENT:
+        for write in plan.writes:
+            ui.report(f"{write.target.kubectl_name} {write.done} (dry run)")
+        return
+    server_dry_run = carry.dry_run is DryRun.SERVER
+    if not server_dry_run and not ui.confirm():
+        ui.inform("Cancelled: nothing was written.")
+        return
+    outcome = execute(kube, plan, dry_run=server_dry_run, warn=ui.warn)
+    final = plan.writes[-1]
+    for line in outcome.lines if final.verb != "delete" else outcome.lines[:-1]:
+        ui.report(line)
+    if carry.wait and not server_dry_run:
+        follow_deletion(kube, plan, asked, carry.follow_timeout, ui)
+        machine = next(w.target for w in plan.writes if w.target.plural == "machines")
+        ui.report(f"{machine.kubectl_name} deleted")
+    elif final.verb == "delete":
+        ui.report(outcome.lines[-1])
+    elif not server_dry_run:
+        ui.report("The provider deletes the marked Machine next (--wait follows it).")

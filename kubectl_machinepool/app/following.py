@@ -1,0 +1,112 @@
+"""Following a view live: read it, show it, and read it again whenever a watch says something it
+shows changed (changes.py), until the caller says it is over, the timeout passes, or Ctrl-C.
+
+The first read says what to watch; once the watches have their first answers the view is read
+again and shown, so nothing that changed in between is missed (one read more than a single
+view). Never a timer: a steady pool costs one watch request per kind per WINDOW, no LIST. Changes
+that come together (an instance replaced: Machine, infra machine, Node) are read once, SETTLE
+after the first. A read that fails after the first (an API server restarting) is reported and
+tried again RETRY later; the first must succeed. A watch silent long enough to be stalled
+(changes.py) is warned about, as the view may then be stale, and again when it is heard from,
+and the view read again. Library code: no click, no printing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.kube.changes import Changes, Silence, Watched
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.model.changes import Change
+
+SETTLE = 1.0
+RETRY = 5.0
+# How long the watches may take to start before the view is shown anyway.
+STARTING = 10.0
+T = TypeVar("T")
+
+
+def follow(
+    access: AccessOptions,
+    *,
+    read: Callable[[], T],
+    watches: Callable[[Kube, T], list[Watched]],
+    show: Callable[[T, tuple[Change, ...]], bool],
+    warn: Callable[[str], None],
+    over: Callable[[T], bool] = lambda _: False,
+    timeout: float | None = None,
+    wake_in: Callable[[T], float | None] = lambda _: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[bool, T]:
+    """read() and show() until show() says it is over (True, and the last view) or timeout
+    passes (False). over: whether a first view needs no following (shown once, then).
+    wake_in: seconds after which the view must be read again even if nothing changed (a
+    deadline of its own, as rollout status's stuck clock), None for never."""
+    deadline = None if timeout is None else clock() + timeout
+    view = read()
+    if over(view):
+        show(view, ())
+        return True, view
+    changes = Changes()
+    with Kube.connect(access) as kube:
+        # The first read says what to watch; what changes while the watches start is in the
+        # second, shown first.
+        for watched in watches(kube, view):
+            changes.follow(watched)
+        try:
+            changes.started(STARTING)
+            changes.take()
+            view = read()
+            if show(view, ()):
+                return True, view
+            while True:
+                now = clock()
+                if deadline is not None and now >= deadline:
+                    return False, view
+                due = [w for w in (wake_in(view),) if w is not None]
+                if deadline is not None:
+                    due.append(deadline - now)
+                quiet = changes.quiet_in()
+                waits = [*due, quiet] if quiet is not None else due
+                changed = changes.wait(max(min(waits), 0.0) if waits else None)
+                heard_again = _say_quiet(changes, warn)
+                for_quiet = quiet is not None and all(quiet < d for d in due)
+                if for_quiet and not (changed or heard_again):
+                    continue  # woken only to say that a watch went silent: nothing new to read
+                if changed:
+                    time.sleep(SETTLE)
+                seen = changes.take()
+                try:
+                    view = read()
+                except MachinePoolError as err:
+                    warn(f"cannot read now, trying again: {err.message}")
+                    time.sleep(RETRY)
+                    continue
+                if show(view, seen):
+                    return True, view
+        finally:
+            changes.stop()
+
+
+def _say_quiet(changes: Changes, warn: Callable[[str], None]) -> bool:
+    """Warn of the watches gone silent and of those heard again; whether any was."""
+    began, ended = changes.quiet()
+    for silence in began:
+        warn(
+            f"no word from the API server of {silence.where} about {_plurals(silence)} for "
+            f"{silence.seconds:.0f}s; the view may be stale (reconnecting)"
+        )
+    for silence in ended:
+        warn(
+            f"the API server of {silence.where} answers again about {_plurals(silence)} "
+            f"after {silence.seconds:.0f}s without a word; the view is read again"
+        )
+    return bool(ended)
+
+
+def _plurals(silence: Silence) -> str:
+    return ", ".join(silence.plurals)

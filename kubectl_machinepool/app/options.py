@@ -1,0 +1,33 @@
+"""What a read command was asked for, as frozen values built once from the flags and passed
+down: which pools, from where, judged how."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A dump to read instead of the cluster (-f), and the time to read it at (--now)."""
+
+    filenames: tuple[str, ...] = ()
+    now: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolScope:
+    """Which pools a read command looks at, and where their Nodes come from."""
+
+    names: tuple[str, ...] = ()
+    cluster: str | None = None
+    workload_kubeconfig: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOptions:
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    # --capi-version: overrides the version read from the core manager's image.
+    capi_version: str | None = None

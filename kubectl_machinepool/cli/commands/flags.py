@@ -1,0 +1,472 @@
+"""kubectl's flags as option groups: each group reaches the command as one frozen value.
+
+A command declares `access: AccessOptions` and gets it, built and checked once, instead of a bag
+of untyped parameters. This module stays light (click and the option values only): it is
+imported for --help and for every TAB.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+from click.shell_completion import CompletionItem
+
+from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
+from kubectl_machinepool.base.durations import parse_duration
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.cli import suggest
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions, parse_now
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.app.reading import Loaded
+    from kubectl_machinepool.model.changes import Change
+    from kubectl_machinepool.render.color import ColorMode
+
+F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def group(into: str, options: Sequence[Decorator], build: Callable[..., Any]) -> Decorator:
+    """Add these click options; the command receives build(**their values) as `into`."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def with_value(*args: Any, **values: Any) -> Any:
+            mine = {name: values.pop(name) for name in names}
+            values[into] = build(**mine)
+            return command(*args, **values)
+
+        params = getattr(command, "__click_params__", [])
+        before = len(params)
+        decorated: Any = with_value
+        for option in reversed(options):
+            decorated = option(decorated)
+        names = [p.name for p in decorated.__click_params__[before:]]
+        return decorated
+
+    return decorate
+
+
+def pass_env(command: F) -> F:
+    """The command's first parameter: the Environment cli.main built for this process."""
+
+    @functools.wraps(command)
+    def with_env(*args: Any, **values: Any) -> Any:
+        env = click.get_current_context().find_object(Environment)
+        return command(env or Environment.from_process(), *args, **values)
+
+    return with_env  # type: ignore[return-value]
+
+
+def _access(
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    selector: str | None,
+    request_timeout: str,
+    chunk_size: int,
+) -> AccessOptions:
+    return AccessOptions(
+        kubeconfig=kubeconfig,
+        context=context,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        selector=selector,
+        request_timeout=parse_duration(request_timeout, "--request-timeout"),
+        chunk_size=chunk_size,
+    )
+
+
+access = group(
+    "access",
+    [
+        click.option(
+            "--kubeconfig",
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            help="Path to the kubeconfig file to use",
+        ),
+        click.option(
+            "--context",
+            metavar="NAME",
+            shell_complete=suggest.context_values,
+            help="The kubeconfig context to use",
+        ),
+        click.option(
+            "-n",
+            "--namespace",
+            metavar="NS",
+            shell_complete=suggest.namespace_names,
+            help="The namespace (default: the context's)",
+        ),
+        click.option(
+            "-A", "--all-namespaces", is_flag=True, help="Read MachinePools in every namespace"
+        ),
+        click.option(
+            "-l",
+            "--selector",
+            metavar="SELECTOR",
+            help="Label selector on MachinePools, e.g. env=prod",
+        ),
+        click.option(
+            "--request-timeout",
+            default="0",
+            show_default=True,
+            metavar="DURATION",
+            help="Time to wait for each server request (e.g. 5s, 1m); 0 waits forever",
+        ),
+        click.option(
+            "--chunk-size",
+            type=click.IntRange(min=0),
+            default=CHUNK_SIZE,
+            show_default=True,
+            metavar="N",
+            help="Read large lists in pages of N objects; 0 reads each list at once",
+        ),
+    ],
+    _access,
+)
+
+color = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour output; auto colours a terminal unless NO_COLOR is set",
+)
+
+
+class OutputFormat(click.ParamType[str, Any]):
+    """-o as kubectl reads it: a format's name, or a template format with its template after
+    `=` (jsonpath=TEMPLATE). A TAB offers the names, `jsonpath=` and `custom-columns=`."""
+
+    name = "format"
+
+    def __init__(self, formats: Sequence[str], templates: Mapping[str, str]) -> None:
+        self.formats = list(formats)
+        self.templates = dict(templates)
+        self.spelled = [*self.formats, *(f"{t}={what}" for t, what in self.templates.items())]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:  # noqa: ARG002
+        return "FORMAT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        name, _, template = text.partition("=")
+        if name in self.templates and not template:
+            if name.startswith("custom-columns"):
+                self.fail(f"{name} format specified but no custom columns given", param, ctx)
+            self.fail("template format specified but no template given", param, ctx)
+        if name not in self.templates and text not in self.formats:
+            self.fail(f"{text!r} is not one of {', '.join(self.spelled)}", param, ctx)
+        return text
+
+    def shell_complete(
+        self,
+        ctx: click.Context,  # noqa: ARG002
+        param: click.Parameter,  # noqa: ARG002
+        incomplete: str,
+    ) -> list[CompletionItem]:
+        offered = [*self.formats, *(f"{t}=" for t in self.templates if not t.endswith("-file"))]
+        return [CompletionItem(value) for value in offered if value.startswith(incomplete)]
+
+
+def _output(format: str, no_headers: bool, color: ColorMode) -> OutputOptions:
+    name, _, template = format.partition("=")
+    return OutputOptions(name, no_headers, color, template)
+
+
+def output(formats: Sequence[str], templates: Mapping[str, str] | None = None) -> Decorator:
+    """-o, --no-headers, --color; templates: the formats that take one (-o jsonpath=…), each
+    with what it takes (TEMPLATE, FILE)."""
+    kind: click.ParamType[Any, Any] = click.Choice(formats)
+    described = "Output format"
+    if templates:
+        kind = OutputFormat(formats, templates)
+        described += ": " + ", ".join(kind.spelled)
+    return group(
+        "output",
+        [
+            click.option(
+                "-o",
+                "--output",
+                "format",
+                type=kind,
+                default=formats[0],
+                show_default=True,
+                help=described,
+            ),
+            click.option("--no-headers", is_flag=True, help="Do not print table headers"),
+            color,
+        ],
+        _output,
+    )
+
+
+def _list_printing(sort_by: str, label_columns: tuple[str, ...], show_labels: bool) -> ListOptions:
+    keys = tuple(key for value in label_columns for key in value.split(",") if key)
+    return ListOptions(sort_by, keys, show_labels)
+
+
+list_printing = group(
+    "printing",
+    [
+        click.option(
+            "--sort-by",
+            default="",
+            metavar="JSONPATH",
+            help="Sort by this field of each MachinePool, e.g. .metadata.name or "
+            ".summary.replicas.ready",
+        ),
+        click.option(
+            "-L",
+            "--label-columns",
+            multiple=True,
+            metavar="KEY[,KEY...]",
+            help="Add a column with each of these labels' values (repeatable)",
+        ),
+        click.option("--show-labels", is_flag=True, help="Add a LABELS column with every label"),
+    ],
+    _list_printing,
+)
+
+
+def _source(filenames: tuple[str, ...], now: str | None) -> Source:
+    return Source(filenames, parse_now(now))
+
+
+source = group(
+    "source",
+    [
+        click.option(
+            "-f",
+            "--filename",
+            "filenames",
+            multiple=True,
+            type=click.Path(),
+            metavar="PATH",
+            help="Read objects from a file, directory or - (kubectl get -o yaml), not a cluster",
+        ),
+        click.option(
+            "--now",
+            metavar="TIMESTAMP",
+            help="Read ages and durations as at this RFC 3339 time, e.g. when a dump was taken",
+        ),
+    ],
+    _source,
+)
+
+workload_kubeconfig = click.option(
+    "--workload-kubeconfig",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Reach the workload cluster with this kubeconfig, not the <cluster>-kubeconfig Secret",
+)
+
+
+def pools(verb: str) -> Decorator:
+    """Which pools a read command looks at, and where their Nodes come from."""
+    return group(
+        "pools",
+        [
+            click.argument(
+                "names", nargs=-1, metavar="[NAME]...", shell_complete=suggest.pool_names
+            ),
+            click.option(
+                "--cluster",
+                metavar="NAME",
+                shell_complete=suggest.cluster_names,
+                help=f"{verb} every MachinePool of this Cluster",
+            ),
+            workload_kubeconfig,
+        ],
+        PoolScope,
+    )
+
+
+_GRACES = (
+    ("scaling", "--scaling-grace", "2m", "How long ScalingUp may last before it is a finding"),
+    ("taint", "--taint-grace", "5m", "How long a Ready Node may keep the uninitialized taint"),
+    (
+        "deleting",
+        "--deleting-grace",
+        "15m",
+        "How long a pool may be deleting before it is a finding",
+    ),
+    (
+        "drain",
+        "--drain-grace",
+        "15m",
+        "How long a Machine may drain its Node before it is a finding",
+    ),
+)
+
+
+def _rules(capi_version: str | None, **graces: str) -> RuleOptions:
+    values = {
+        name: timedelta(seconds=parse_duration(graces[f"{name}_grace"], flag) or 0)
+        for name, flag, _, _ in _GRACES
+    }
+    return RuleOptions(Thresholds(**values), capi_version)
+
+
+rules = group(
+    "rules",
+    [
+        *(
+            click.option(flag, default=default, show_default=True, metavar="DURATION", help=text)
+            for _, flag, default, text in _GRACES
+        ),
+        click.option(
+            "--capi-version",
+            metavar="VERSION",
+            help="Cluster API version for version-dependent rules (default: from its image)",
+        ),
+    ],
+    _rules,
+)
+
+
+def described(
+    env: Environment,
+    access: AccessOptions,
+    source: Source,
+    pools: PoolScope,
+    *,
+    report_extras: bool,
+    prepare: Sequence[str] = (),
+) -> Loaded:
+    """The read commands' common start: the pools described, what could not be read warned.
+    prepare: the modules the command goes on with, imported while the reads run."""
+    from kubectl_machinepool.app import reading
+
+    now = source.now or env.now()
+    loaded = reading.load_description(
+        access, source, pools, now, env.stdin, report_extras=report_extras, prepare=prepare
+    )
+    env.keep(loaded)
+    for note in loaded.notes:
+        env.warn(note)
+    return loaded
+
+
+def _fleet(contexts: tuple[str, ...], all_contexts: bool) -> FleetOptions:
+    names = tuple(n.strip() for value in contexts for n in value.split(","))
+    if any(not n for n in names):
+        raise UsageError(f"invalid value {','.join(contexts)!r} for --contexts", hint="NAME,NAME")
+    if names and all_contexts:
+        raise UsageError("--contexts and --all-contexts exclude each other", hint="drop one")
+    return FleetOptions(names, all_contexts)
+
+
+fleet = group(
+    "fleet",
+    [
+        click.option(
+            "--contexts",
+            multiple=True,
+            metavar="NAME,NAME",
+            shell_complete=suggest.context_values,
+            help="Read these kubeconfig contexts side by side (a fleet of management clusters)",
+        ),
+        click.option(
+            "--all-contexts", is_flag=True, help="Read every context of the kubeconfig side by side"
+        ),
+    ],
+    _fleet,
+)
+
+
+def fleet_only_live(access: AccessOptions, source: Source) -> None:
+    """What a fleet view cannot be combined with."""
+    if access.context:
+        raise UsageError("--context names one cluster; a fleet view names them with --contexts")
+    if source.filenames:
+        raise UsageError("a fleet view reads live clusters and cannot read a dump", hint="drop -f")
+
+
+watch = click.option(
+    "-w",
+    "--watch",
+    is_flag=True,
+    help="After the first view, show it again on each change the API reports (Ctrl-C ends it)",
+)
+
+
+def live_only(source: Source, flag: str) -> None:
+    if source.filenames:
+        raise UsageError(
+            f"{flag} follows a live cluster and cannot read a dump", hint=f"drop -f, or {flag}"
+        )
+
+
+def shown_again(
+    env: Environment,
+    text: str,
+    changes: Sequence[Change],
+    *,
+    first: bool,
+    color: bool,
+) -> None:
+    """A followed view once more: on a terminal in place of the last one, under a line saying
+    what changed; piped, after a line saying so (the first view as it is)."""
+    from kubectl_machinepool.base.timeutil import format_time
+    from kubectl_machinepool.render.changes import summary
+
+    what = "watching for changes, Ctrl-C ends" if first else summary(changes)
+    if env.stdout_tty:
+        env.clear()
+        env.out(f"{format_time(env.now())}  {what}")
+    elif not first:
+        env.out(f"--- {format_time(env.now())}: {what}")
+    env.out(text, nl=False, color=color)
+
+
+def follow_described(
+    env: Environment,
+    access: AccessOptions,
+    pools: PoolScope,
+    drawn: Callable[[Loaded], str],
+    *,
+    color: bool,
+    report_extras: bool,
+    appended: bool = False,
+) -> None:
+    """describe -w and diagnose -w: each view drawn and shown again on each change; a note
+    (what could not be read) is warned when it first appears. appended (events -w): what is
+    drawn is only what is new, printed as it is, and the namespace's Events are watched too."""
+    from kubectl_machinepool.app import reading
+
+    warned: set[str] = set()
+    first = [True]
+
+    def show(loaded: Loaded, changes: Sequence[Change]) -> None:
+        for note in loaded.notes:
+            if note not in warned:
+                warned.add(note)
+                env.warn(note)
+        text = drawn(loaded)
+        if appended:
+            env.out(text, nl=False)
+        else:
+            shown_again(env, text, changes, first=first[0], color=color)
+        first[0] = False
+
+    reading.follow_description(
+        access,
+        pools,
+        report_extras=report_extras,
+        show=show,
+        warn=env.warn,
+        clock=env.now,
+        events=appended,
+    )

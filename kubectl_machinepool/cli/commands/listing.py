@@ -1,0 +1,254 @@
+"""`kubectl machinepool list`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kubectl_machinepool.app.options import Source
+from kubectl_machinepool.base.errors import MachinePoolError, UsageError
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions
+from kubectl_machinepool.kube.access import AccessOptions
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.model.pool import MachinePool
+    from kubectl_machinepool.model.snapshot import Snapshot
+
+# The renderer's keys, spelled here so that --help does not import it (a test keeps them equal).
+FORMATS = ["table", "wide", "json", "yaml", "name"]
+TEMPLATES = {
+    "jsonpath": "TEMPLATE",
+    "jsonpath-file": "FILE",
+    "custom-columns": "SPEC",
+    "custom-columns-file": "FILE",
+}
+
+
+@click.command("list", context_settings=CONTEXT_SETTINGS)
+@flags.watch
+@flags.fleet
+@flags.access
+@flags.source
+@flags.output(FORMATS, TEMPLATES)
+@flags.list_printing
+@flags.pass_env
+def list_command(
+    env: Environment,
+    *,
+    watch: bool,
+    fleet: FleetOptions,
+    access: AccessOptions,
+    source: Source,
+    output: OutputOptions,
+    printing: ListOptions,
+) -> None:
+    """List MachinePools with Node-based replica counts.
+
+    \b
+    Columns:
+      DESIRED    spec.replicas, what the pool is asked to run
+      CURRENT    status.replicas: instances the infrastructure provider reports
+      READY      Nodes matching the pool's providerIDList that are Ready. Node-based on
+                 every CAPI version: on v1beta2 it is status.deprecated.v1beta1.readyReplicas,
+                 because the v1beta2 readyReplicas of a pool without MachinePool Machines is a
+                 copy of CURRENT
+      AVAILABLE  of those, Ready for at least minReadySeconds (same source as READY)
+      PHASE      status.phase as computed by Cluster API
+      VERSION    spec.template.spec.version, the desired Kubernetes version
+      INFRA      kind of the infra pool (spec.template.spec.infrastructureRef)
+      MACHINES   yes when the infra pool sets status.infrastructureMachineKind to a
+                 per-instance kind, i.e. the pool has MachinePool Machines (GKE's pool
+                 names itself: no); <unknown> when the infra pool is unreadable
+      AGE        time since the MachinePool was created
+    -o wide adds FAILURE DOMAINS (spec.failureDomains) and BOOTSTRAP (bootstrap config kind);
+    -L KEY a column per label key, --show-labels a LABELS column.
+
+    \b
+    -o jsonpath=TEMPLATE, -o custom-columns=HEADER:PATH,... (and their -file=FILE forms) and
+    --sort-by=PATH work as with kubectl get machinepools: over a List whose items are the
+    MachinePools as the API gave them, so the same template prints the same text. Each item
+    also holds, under `summary`, what -o json prints for the pool, e.g. the Node-based READY:
+      -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.summary.replicas.ready}{"\\n"}{end}'
+
+    \b
+    -w, as kubectl get -w: after the table, a row for each pool that changed, whenever a
+    watch of the MachinePools or their infra pools reports a change (on a terminal the table
+    is redrawn in place instead); with -o json|yaml, the whole list again. Ctrl-C ends it.
+
+    \b
+    Examples:
+      # every pool of the current context's namespace
+      kubectl machinepool list
+      # all namespaces, with failure domains and bootstrap kinds
+      kubectl machinepool list -A -o wide
+      # follow every pool's counts and phase
+      kubectl machinepool list -A -w
+      # the pools with the fewest Ready Nodes first, with each pool's env label
+      kubectl machinepool list -A --sort-by=.summary.replicas.ready -L env
+      # name and Node-based READY of each pool, for a script
+      kubectl machinepool list -o custom-columns=NAME:.metadata.name,READY:.summary.replicas.ready
+    """
+    from kubectl_machinepool.app import reading
+    from kubectl_machinepool.model.pool import machine_pools
+    from kubectl_machinepool.render import listing
+    from kubectl_machinepool.render.color import Palette
+
+    _check_printing(output, printing)
+    # Templates and --sort-by are parsed before anything is read: a typo fails at once.
+    render = listing.LIST_FORMATS.get(output.format) or listing.template_format(
+        output.format, _template(output)
+    )
+    ordered = listing.pool_order(printing.sort_by) if printing.sort_by else list
+    color = env.color(output.color)
+
+    def drawn(
+        pools: list[MachinePool],
+        namespace: str | None,
+        captured: datetime | None = None,
+        contexts: tuple[tuple[str, str | None], ...] = (),
+    ) -> str:
+        view = listing.ListView(
+            pools=pools,
+            now=source.now or captured or env.now(),
+            palette=Palette(color),
+            all_namespaces=namespace is None,
+            no_headers=output.no_headers,
+            label_columns=printing.label_columns,
+            show_labels=printing.show_labels,
+            contexts=contexts,
+        )
+        return render(view)
+
+    def pools_of(snapshot: Snapshot) -> list[MachinePool]:
+        return ordered(machine_pools(snapshot))
+
+    if fleet.asked:
+        if watch:
+            raise UsageError("a fleet view is read once", hint="drop --watch")
+        flags.fleet_only_live(access, source)
+        _list_fleet(env, access, fleet, ordered, drawn, color=color, fmt=output.format)
+        return
+    if watch:
+        flags.live_only(source, "--watch")
+        _follow(env, access, output.format, pools_of, drawn, color=color)
+        return
+    snapshot, namespace = reading.load_pools(access, source, env.stdin)
+    for note in snapshot.notes:
+        env.warn(note)
+    pools = pools_of(snapshot)
+    if not pools and output.format in ("table", "wide", "name"):
+        env.err(reading.nothing_found(namespace))
+        return
+    env.out(drawn(pools, namespace, snapshot.captured), nl=False, color=color)
+
+
+def _list_fleet(
+    env: Environment,
+    access: AccessOptions,
+    fleet: FleetOptions,
+    ordered: Callable[[list[MachinePool]], list[MachinePool]],
+    drawn: Callable[..., str],
+    *,
+    color: bool,
+    fmt: str,
+) -> None:
+    """--contexts, --all-contexts: one table (or document) of every context's pools, under a
+    CONTEXT column; a context that could not be read is a warning, and a note in -o json."""
+    from dataclasses import replace
+
+    from kubectl_machinepool.app import fleet as fleets
+    from kubectl_machinepool.app import reading
+    from kubectl_machinepool.model.pool import machine_pools
+
+    names = fleets.contexts(access, fleet.contexts, fleet.every)
+    reads = fleets.read_each(access, names, lambda at: reading.load_pools(at, Source(), None))
+    found: list[MachinePool] = []
+    namespaces = set()
+    for read in reads:
+        if read.value is None:
+            env.warn(f"context {read.context} not read: {read.error}")
+            continue
+        snapshot, namespace = read.value
+        namespaces.add(namespace)
+        for note in snapshot.notes:
+            env.warn(f"context {read.context}: {note}")
+        found += [replace(p, context=read.context) for p in machine_pools(snapshot)]
+    if all(read.value is None for read in reads):
+        raise MachinePoolError("no context could be read", hint="check the warnings above")
+    # Each context's pools in kubectl's order, contexts in the order asked; --sort-by over all.
+    pools = ordered(found)
+    # One namespace for all: no NAMESPACE column; -A, or contexts' own that differ: one.
+    namespace = namespaces.pop() if len(namespaces) == 1 else None
+    if not pools and fmt in ("table", "wide", "name"):
+        env.err(reading.nothing_found(namespace))
+        return
+    contexts = tuple((read.context, read.error) for read in reads)
+    env.out(drawn(pools, namespace, None, contexts), nl=False, color=color)
+
+
+def _check_printing(output: OutputOptions, printing: ListOptions) -> None:
+    """The flag pairs kubectl get refuses."""
+    if printing.show_labels and output.format not in ("table", "wide"):
+        raise UsageError(
+            f"--show-labels option cannot be used with {output.format} printer",
+            hint="drop --show-labels, or print a table (-o wide)",
+        )
+    if printing.label_columns and output.format.startswith("custom-columns"):
+        raise UsageError(
+            f"--label-columns option cannot be used with {output.format} printer",
+            hint="add the label as a column: KEY:.metadata.labels.KEY (dots in KEY as \\.)",
+        )
+
+
+def _template(output: OutputOptions) -> str:
+    """The template of -o jsonpath=… and the like; a -file format's file read."""
+    if not output.format.endswith("-file"):
+        return output.template
+    try:
+        return Path(output.template).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or getattr(err, "reason", None) or err
+        raise MachinePoolError(
+            f"error reading template {output.template}: {reason}",
+            hint=f"-o {output.format}=FILE names a file holding the template",
+        ) from err
+
+
+def _follow(
+    env: Environment,
+    access: AccessOptions,
+    output_format: str,
+    pools_of: Callable[[Snapshot], list[MachinePool]],
+    drawn: Callable[..., str],
+    *,
+    color: bool,
+) -> None:
+    """list -w: piped, kubectl get -w's rows of what changed; on a terminal, the table redrawn."""
+    from kubectl_machinepool.app import reading
+
+    shown: dict[tuple[str, str], object] = {}
+    first = [True]
+
+    def show(snapshot: Any, namespace: str | None, changes: Sequence[Any]) -> None:
+        pools = pools_of(snapshot)
+        changed = [p for p in pools if shown.get((p.namespace, p.name)) != p]
+        shown.clear()
+        shown.update(((p.namespace, p.name), p) for p in pools)
+        rows_only = not first[0] and not env.stdout_tty and output_format in ("table", "wide")
+        if rows_only:
+            # Rows cut from the whole table, so that their columns line up with the first one.
+            rows = drawn(pools, namespace).splitlines(keepends=True)[-len(pools) :]
+            fresh = [row for pool, row in zip(pools, rows, strict=False) if pool in changed]
+            if fresh:
+                env.out("".join(fresh), nl=False, color=color)
+        else:
+            flags.shown_again(env, drawn(pools, namespace), changes, first=first[0], color=color)
+        first[0] = False
+
+    reading.follow_pools(access, show=show, warn=env.warn)

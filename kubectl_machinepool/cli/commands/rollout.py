@@ -1,0 +1,188 @@
+"""`kubectl machinepool rollout status`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
+from kubectl_machinepool.base.durations import parse_duration
+from kubectl_machinepool.base.errors import MachinePoolError, UsageError
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.cli.options import OutputOptions
+from kubectl_machinepool.kube.access import AccessOptions
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.diagnostics.rollouts import Report
+
+
+class RolloutFailed(MachinePoolError):
+    """Stuck, or --timeout passed: kubectl rollout status's exit 1."""
+
+
+_TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
+
+
+class KubectlBoolFlags(click.Command):
+    """pflag's booleans: -w alone, or with its value attached (-w=false, --watch=0); a value
+    after a space is an argument, as kubectl takes it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, [_spelled(arg) for arg in args])
+
+
+def _spelled(arg: str) -> str:
+    flag, equals, value = arg.partition("=")
+    if not equals or flag not in ("-w", "--watch"):
+        return arg
+    word = value.strip().lower()
+    if word not in _TRUE + _FALSE:
+        raise UsageError(f"invalid value {value!r} for {flag}", hint="true or false")
+    return "--watch" if word in _TRUE else "--no-watch"
+
+
+@click.group("rollout", context_settings=CONTEXT_SETTINGS)
+def rollout_group() -> None:
+    """Follow a MachinePool rollout until every instance runs what the pool asks for.
+
+    \b
+    Examples:
+      kubectl machinepool rollout status workers-0 -n capi-prod
+    """
+
+
+@rollout_group.command("status", cls=KubectlBoolFlags, context_settings=CONTEXT_SETTINGS)
+@flags.pools("Follow")
+@click.option(
+    "--watch/--no-watch",
+    "-w",
+    default=True,
+    show_default=True,
+    help="Wait until the rollout ends; -w=false (or --no-watch) reports once",
+)
+@click.option(
+    "--timeout",
+    default="0",
+    metavar="DURATION",
+    help="How long to wait before giving up (exit 1); 0 waits forever",
+)
+@click.option(
+    "--stuck-after",
+    default="10m",
+    show_default=True,
+    metavar="DURATION",
+    help="A rollout that has not moved for this long is stuck (exit 1)",
+)
+@flags.rules
+@flags.access
+@flags.source
+@flags.output(["text", "json"])
+@flags.pass_env
+def status_command(
+    env: Environment,
+    *,
+    pools: PoolScope,
+    watch: bool,
+    timeout: str,
+    stuck_after: str,
+    rules: RuleOptions,
+    access: AccessOptions,
+    source: Source,
+    output: OutputOptions,
+) -> None:
+    """Show where each pool's rollout stands, and wait until it is done.
+
+    \b
+    Per pool: the target (the Kubernetes version the provider rolls to, the infra pool's
+    version and image fields, the bootstrap config and its generation, the pool's generation
+    against observedGeneration), then every instance up to date, old or unknown, with the
+    evidence: its Node's kubelet version, the provider's per-instance model flag where it has
+    one (CAPZ latestModelApplied), the Machine's version when there is no Node. Upstream's
+    own counters and observedGeneration say nothing about this (cluster-api#10059).
+
+    \b
+    As kubectl rollout status: waits until every pool is rolled out (exit 0), or gives up
+    at --timeout (exit 1). A rollout in which nothing moved for --stuck-after (no instance
+    created, deleted or turned Ready, no template write) is stuck: exit 1, with the findings
+    that say why. -w=false reports once: exit 0, or 1 when stuck. Waiting reads again only
+    when a watch of the pools, Machines, infra objects or Nodes says something changed.
+
+    \b
+    Examples:
+      # wait for a version change to reach every instance
+      kubectl machinepool rollout status workers-0 -n capi-prod --timeout 30m
+      # every pool of a Cluster, once
+      kubectl machinepool rollout status --cluster prod -w=false
+      # a dump, as at the time it was taken
+      kubectl machinepool rollout status -f dump.yaml --now 2026-11-29T15:00:00Z
+    """
+    from kubectl_machinepool.app import rolloutstatus
+    from kubectl_machinepool.render import rollout as render
+    from kubectl_machinepool.render.structured import write_document
+
+    limit = parse_duration(timeout, "--timeout")
+    stuck_limit = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
+    watch = watch and not source.filenames  # a dump does not change: reported once
+    scoped = pools.names or pools.cluster or access.all_namespaces or access.selector
+    if not scoped and not source.filenames:
+        raise UsageError(
+            "name at least one MachinePool, or use --cluster, -l or -A",
+            hint="kubectl machinepool rollout status NAME -n NAMESPACE",
+        )
+    shown: dict[tuple[str, str], str] = {}
+    warned: set[str] = set()
+
+    def show(report: Report) -> None:
+        for note in report.notes:
+            if note not in warned:  # followed: each once, not on every read
+                warned.add(note)
+                env.warn(note)
+        if output.format == "json":
+            return  # one document, at the end
+        if not shown:
+            env.out(render.block(report, env.width))
+        for rollout in report.rollouts:
+            line = render.progress(rollout)
+            if shown.get((rollout.namespace, rollout.name)) != line:
+                shown[(rollout.namespace, rollout.name)] = line
+                env.out(line)
+
+    if watch:
+        end, report = rolloutstatus.follow(
+            access,
+            pools,
+            rules,
+            stuck_after=stuck_limit,
+            timeout=limit,
+            show=show,
+            warn=env.warn,
+            wall=env.now,
+        )
+    else:
+        now = source.now or env.now()
+        end, report = rolloutstatus.once(
+            access, source, pools, rules, stuck_after=stuck_limit, now=now, stdin=env.stdin
+        )
+        show(report)
+    if output.format == "json":
+        write_document(render.document(report, end.value), "json", env.write)
+    _fail(report, end)
+
+
+def _fail(report: Any, end: Any) -> None:
+    """kubectl rollout status's exit 1: nothing to follow, stuck, or the timeout passed."""
+    from kubectl_machinepool.app.rolloutstatus import End
+    from kubectl_machinepool.render import rollout as render
+
+    if not report.rollouts:
+        raise MachinePoolError("no MachinePool matched", hint="check the names, -n and --cluster")
+    if end is End.STUCK:
+        raise RolloutFailed("; ".join(render.stuck(r, report) for r in report.stuck))
+    if end is End.TIMED_OUT:
+        raise RolloutFailed(
+            "timed out waiting for the condition",
+            hint="raise --timeout, or see `kubectl machinepool diagnose` for what holds it",
+        )

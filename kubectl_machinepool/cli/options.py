@@ -1,0 +1,51 @@
+"""The printing and fleet flags, as frozen values built once and passed to the renderers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.base.timeutil import parse_time
+from kubectl_machinepool.render.color import ColorMode
+
+
+@dataclass(frozen=True, slots=True)
+class FleetOptions:
+    """--contexts and --all-contexts: which management clusters a fleet view reads."""
+
+    contexts: tuple[str, ...] = ()
+    every: bool = False
+
+    @property
+    def asked(self) -> bool:
+        return self.every or bool(self.contexts)
+
+
+@dataclass(frozen=True, slots=True)
+class OutputOptions:
+    format: str = "table"
+    no_headers: bool = False
+    color: ColorMode = "auto"
+    # What follows the = of -o jsonpath=…, custom-columns=… and their -file forms.
+    template: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ListOptions:
+    """list's kubectl printing flags: --sort-by, -L/--label-columns, --show-labels."""
+
+    sort_by: str = ""
+    label_columns: tuple[str, ...] = ()
+    show_labels: bool = False
+
+
+def parse_now(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    parsed = parse_time(value)
+    if parsed is None:
+        raise UsageError(
+            f"invalid value {value!r} for --now", hint="use RFC 3339, e.g. 2026-11-29T15:00:00Z"
+        )
+    return parsed

@@ -1,0 +1,234 @@
+"""Values for shell completion: pools, Machines, Nodes, namespaces, contexts, Clusters.
+
+Every TAB is a fresh process, so this path stays light: the raw HTTP client (never the typed
+APIs), a short timeout, metadata-only lists where names suffice, and a few seconds of cache
+so that the second TAB of a word answers without a request. Any failure yields no values: a
+broken cluster must never break the shell.
+
+A cached answer is found from the flags and the kubeconfig files' names and times alone, so the
+modules that read the kubeconfig and talk to the server (and the YAML parser) are imported only
+when the cache has no answer: a warm TAB pays for click and this module, nothing more.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from kubectl_machinepool.base.fields import dig, items, text
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.kube.kubefiles import kubeconfig_files, kubeconfig_paths
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.kube.client import Kube
+    from kubectl_machinepool.kube.resource import Resource
+
+TIMEOUT = 2.0
+# A credential plugin (aws, gcloud) may take seconds to start; a TAB must still end.
+PLUGIN_TIMEOUT = 10.0
+TTL = 5.0
+Values = list[tuple[str, str]]  # (value, description)
+
+
+def _params(ctx: click.Context) -> dict[str, Any]:
+    """Every option typed so far, on this command and its parents."""
+    merged: dict[str, Any] = {}
+    for level in reversed(list(_chain(ctx))):
+        merged.update({k: v for k, v in level.params.items() if v not in (None, (), False)})
+    return merged
+
+
+def _chain(ctx: click.Context | None) -> list[click.Context]:
+    found = []
+    while ctx is not None:
+        found.append(ctx)
+        ctx = ctx.parent
+    return found
+
+
+def _cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kubectl-machinepool", "completion")
+
+
+def _cached(key: list[Any], produce: Callable[[], Values]) -> Values:
+    # The file is named by a checksum and holds the whole key, which must match: entries whose
+    # checksums collide only replace each other. (A checksum, not hashlib: loading OpenSSL
+    # would cost every warm TAB a few milliseconds.) Imported here, not at the top: every
+    # command imports this module for its flags, and only a TAB needs these.
+    import json
+    import zlib
+
+    exact = json.dumps(key, default=str)
+    directory = _cache_dir()
+    path = os.path.join(directory, f"{zlib.crc32(exact.encode()):08x}.json")
+    try:
+        if time.time() - os.stat(path).st_mtime < TTL:
+            with open(path, encoding="utf-8") as cached:
+                entry = json.load(cached)
+            if entry["key"] == exact:
+                return [(str(v), str(h)) for v, h in entry["values"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    values = produce()
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as cache:
+            cache.write(json.dumps({"key": exact, "values": values}))
+    except OSError:
+        pass  # no cache, still an answer
+    return values
+
+
+def _offer(values: Values, incomplete: str) -> list[CompletionItem]:
+    # A candidate goes back to the shell as one word on one line: a value with white space or
+    # control characters (a hostile name) would break that protocol, and is never offered.
+    return [
+        CompletionItem(v, help=escape(h) or None)
+        for v, h in values
+        if v.startswith(incomplete) and _one_word(v)
+    ]
+
+
+def _one_word(value: str) -> bool:
+    return value.isprintable() and not any(c.isspace() for c in value)
+
+
+def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
+    """What the answer depends on, known without loading the kubeconfig (the slow part): the
+    flags, and which kubeconfig files there are and when they last changed."""
+    paths = kubeconfig_files(params.get("kubeconfig"), os.environ)
+    files = [(p, os.stat(p).st_mtime_ns) for p in paths]
+    scope = [params.get(k) for k in ("context", "namespace", "all_namespaces", "pool")]
+    return [what, files, *scope]
+
+
+def _from_cluster(
+    ctx: click.Context, incomplete: str, what: str, read: Callable[[Kube, str | None], Values]
+) -> list[CompletionItem]:
+    params = _params(ctx)
+
+    def produce() -> Values:
+        from kubectl_machinepool.kube.client import Kube
+        from kubectl_machinepool.kube.connection import load_connection
+
+        connection = load_connection(
+            params.get("kubeconfig"), params.get("context"), plugin_timeout=PLUGIN_TIMEOUT
+        )
+        all_namespaces = params.get("all_namespaces")
+        namespace = None if all_namespaces else params.get("namespace") or connection.namespace
+        with Kube(connection, TIMEOUT) as kube:
+            return read(kube, namespace)
+
+    try:
+        return _offer(_cached(_cache_key(what, params), produce), incomplete)
+    except Exception:  # completion answers nothing rather than break the shell
+        return []
+
+
+def _capi(kube: Kube, kind: str, plural: str) -> Resource:
+    from kubectl_machinepool.base.apiversion import CAPI_GROUP
+    from kubectl_machinepool.kube.resource import Resource
+
+    return Resource(CAPI_GROUP, kube.capi_version(), kind, plural)
+
+
+def _pools(kube: Kube, namespace: str | None) -> list[dict[str, Any]]:
+    return kube.list(_capi(kube, "MachinePool", "machinepools"), namespace)
+
+
+def pool_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    def read(kube: Kube, namespace: str | None) -> Values:
+        return sorted(
+            (text(dig(p, "metadata", "name")) or "", f"Cluster {dig(p, 'spec', 'clusterName')}")
+            for p in _pools(kube, namespace)
+        )
+
+    return _from_cluster(ctx, incomplete, "pools", read)
+
+
+def cluster_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    def read(kube: Kube, namespace: str | None) -> Values:
+        found = kube.list(_capi(kube, "Cluster", "clusters"), namespace, metadata_only=True)
+        return sorted((text(dig(c, "metadata", "name")) or "", "") for c in found)
+
+    return _from_cluster(ctx, incomplete, "clusters", read)
+
+
+def machine_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Machines of the pool given with --pool, else of every pool in the namespace."""
+    pool = _params(ctx).get("pool")
+
+    def read(kube: Kube, namespace: str | None) -> Values:
+        from kubectl_machinepool.model.poolname import POOL_NAME_LABEL, pool_label_value
+
+        resource = _capi(kube, "Machine", "machines")
+        selector = f"{POOL_NAME_LABEL}={pool_label_value(pool)}" if pool else POOL_NAME_LABEL
+        return sorted(
+            (
+                text(dig(m, "metadata", "name")) or "",
+                f"Node {dig(m, 'status', 'nodeRef', 'name') or '(none)'}",
+            )
+            for m in kube.list(resource, namespace, selector)
+        )
+
+    return _from_cluster(ctx, incomplete, "machines", read)
+
+
+def node_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """The Nodes the pools reference (status.nodeRefs): no workload cluster round trip."""
+    pool = _params(ctx).get("pool")
+
+    def read(kube: Kube, namespace: str | None) -> Values:
+        found = []
+        for mp in _pools(kube, namespace):
+            name = text(dig(mp, "metadata", "name")) or ""
+            if pool and name != pool:
+                continue
+            for ref in items(dig(mp, "status", "nodeRefs")):
+                found.append((text(ref.get("name")) or "", f"MachinePool {name}"))
+        return sorted(found)
+
+    return _from_cluster(ctx, incomplete, "nodes", read)
+
+
+def namespace_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    def read(kube: Kube, _namespace: str | None) -> Values:
+        from kubectl_machinepool.kube.resource import Resource
+
+        namespaces = Resource("", "v1", "Namespace", "namespaces", namespaced=False)
+        found = kube.list(namespaces, None, metadata_only=True)
+        return sorted((text(dig(n, "metadata", "name")) or "", "") for n in found)
+
+    return _from_cluster(ctx, incomplete, "namespaces", read)
+
+
+def context_values(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    from kubectl_machinepool.kube.kubeconfig import context_names
+
+    try:
+        paths = kubeconfig_paths(_params(ctx).get("kubeconfig"), os.environ)
+        values = [
+            (name, f"cluster {cluster}" if cluster else "")
+            for name, cluster in context_names(paths)
+        ]
+    except Exception:  # a broken kubeconfig offers nothing, quietly
+        return []
+    return _offer(values, incomplete)

@@ -1,0 +1,144 @@
+"""diagnose: every known MachinePool problem as a finding with evidence, action and references.
+
+Each rule (R1-R27, after the upstream bug it detects) has one or more codes (MP0101 is R1a);
+`kubectl machinepool explain --list` lists them with their upstream references. Rules are pure functions over describe's model plus the raw objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
+from kubectl_machinepool.diagnostics import (
+    cluster,
+    healthchecks,
+    infrastructure,
+    lifecycle,
+    nodes,
+    replicas,
+    scaling,
+    versions,
+    zones,
+)
+from kubectl_machinepool.diagnostics.core import CapiVersion, Context, Finding, Rule, Severity
+from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.description import Description, PoolDescription
+from kubectl_machinepool.model.snapshot import Snapshot
+
+RULES: list[Rule] = sorted(
+    scaling.RULES
+    + replicas.RULES
+    + infrastructure.RULES
+    + nodes.RULES
+    + lifecycle.RULES
+    + versions.RULES
+    + healthchecks.RULES
+    + zones.RULES
+    + cluster.RULES,
+    key=lambda r: r.code,
+)
+BY_CODE = {rule.code: rule for rule in RULES}
+_CLUSTER_LOOKS_HEALTHY = BY_CODE["MP1701"]
+_PAUSED = BY_CODE["MP0001"]
+
+CORE_PROVIDER_LABEL = "cluster.x-k8s.io/provider"
+CORE_DEPLOYMENT = "capi-controller-manager"
+
+
+def _is_core_controller(obj: RawObject) -> bool:
+    if obj.get("kind") != "Deployment":
+        return False
+    labels = mapping(dig(obj, "metadata", "labels"))
+    return (
+        labels.get(CORE_PROVIDER_LABEL) == "cluster-api"
+        or dig(obj, "metadata", "name") == CORE_DEPLOYMENT
+    )
+
+
+def core_controller(snapshot: Snapshot) -> RawObject | None:
+    """The Cluster API core controller's Deployment, when it was read (or is in the dump)."""
+    return next((o for o in snapshot.of_kind("apps", "Deployment") if _is_core_controller(o)), None)
+
+
+def capi_version(snapshot: Snapshot, override: str | None) -> CapiVersion:
+    """From --capi-version, else the manager container's image tag of the core controller."""
+    if override:
+        return CapiVersion.parse(override, "--capi-version")
+    deployment = core_controller(snapshot)
+    if deployment is None:
+        return CapiVersion(None, "the capi-controller-manager Deployment was not read")
+    containers = items(dig(deployment, "spec", "template", "spec", "containers"))
+    manager = next(
+        (c for c in containers if c.get("name") == "manager"), containers[0] if containers else {}
+    )
+    image = (text(manager.get("image")) or "").split("@")[0]  # drop a digest
+    name = image.rpartition("/")[2]
+    tag = name.rpartition(":")[2] if ":" in name else ""
+    namespace = dig(deployment, "metadata", "namespace")
+    return CapiVersion.parse(
+        tag.split("@")[0], f"image of Deployment {namespace}/{dig(deployment, 'metadata', 'name')}"
+    )
+
+
+def diagnose(
+    description: Description, snapshot: Snapshot, capi: CapiVersion, thresholds: Thresholds
+) -> list[Finding]:
+    """All findings, per pool most severe first; pools in namespace/name order."""
+    found: list[Finding] = []
+    seen: set[tuple[str, str, str]] = set()
+    for described in description.clusters:
+        ctx = Context(described, snapshot, description.now, capi, thresholds)
+        for rule in RULES:
+            for finding in rule.check_cluster(rule, ctx) if rule.check_cluster else ():
+                # A dump's Nodes stand for every Cluster in it: report each Node once.
+                key = (finding.code, finding.namespace, finding.subject)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(finding)
+        for pool in described.pools:
+            pool_findings = [f for rule in RULES if rule.check for f in rule.check(rule, pool, ctx)]
+            if pool.paused_by:
+                withheld = sorted(
+                    {f.code for f in pool_findings if BY_CODE[f.code].needs_reconcile}
+                )
+                pool_findings = [f for f in pool_findings if not BY_CODE[f.code].needs_reconcile]
+                pool_findings += cluster.paused_reconciliation(_PAUSED, pool, ctx, withheld)
+            problems = sum(1 for f in pool_findings if f.severity >= Severity.WARNING)
+            pool_findings += cluster.cluster_looks_healthy(
+                _CLUSTER_LOOKS_HEALTHY, pool, ctx, problems
+            )
+            found += [with_evidence(f, pool) for f in pool_findings]
+    return sorted(found, key=lambda f: (f.namespace, f.pool, -f.severity, f.code, f.subject))
+
+
+# Events listed under a finding as its evidence.
+EVIDENCE = 3
+
+
+def with_evidence(finding: Finding, pool: PoolDescription) -> Finding:
+    """The finding with the pool's Events about what it names (the pool itself, its infra pool
+    and bootstrap config when it names nothing): Warnings first, the most recent first."""
+    if not pool.events:
+        return finding
+    names = set(finding.instances) | {o.name for o in finding.objects}
+    if not names:
+        mp = pool.pool
+        refs = [r for r in (mp.infrastructure_ref, mp.bootstrap_ref) if r is not None]
+        names = {mp.name, *(r.name for r in refs)}
+    relevant = [e for e in pool.events if e.name in names]
+    relevant.sort(
+        key=lambda e: (e.type != "Warning", -(e.last.timestamp() if e.last else 0), e.reason)
+    )
+    return replace(finding, events=tuple(relevant[:EVIDENCE]))
+
+
+__all__ = [
+    "BY_CODE",
+    "RULES",
+    "CapiVersion",
+    "Finding",
+    "Severity",
+    "Thresholds",
+    "capi_version",
+    "diagnose",
+]

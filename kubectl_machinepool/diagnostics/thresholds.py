@@ -1,0 +1,16 @@
+"""How long a state may last before a time-based rule calls it a problem (--*-threshold)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How long a state may last before a time-based rule calls it a problem."""
+
+    scaling: timedelta = timedelta(minutes=2)
+    taint: timedelta = timedelta(minutes=5)
+    deleting: timedelta = timedelta(minutes=15)
+    drain: timedelta = timedelta(minutes=15)

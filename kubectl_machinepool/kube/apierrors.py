@@ -1,0 +1,107 @@
+"""How the API server's answers and the transport's failures become MachinePoolErrors."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from kubectl_machinepool.base.errors import (
+    ClusterAccessError,
+    ConflictError,
+    MachinePoolError,
+    NotFoundError,
+    UnreachableError,
+)
+from kubectl_machinepool.base.fields import text
+
+# The longest Retry-After honoured; a server asking for more gets its error reported.
+MAX_RETRY_AFTER = 10.0
+
+
+def unreachable(where: str, err: BaseException) -> UnreachableError:
+    return UnreachableError(
+        f"cannot reach the API server of {where}: {_reason(err)}",
+        hint="check --context and --kubeconfig, and that the cluster is up",
+    )
+
+
+@contextmanager
+def transport_errors(where: str) -> Iterator[None]:
+    """Every transport failure as a MachinePoolError (a dropped connection: a Retry)."""
+    try:
+        yield
+    except ConnectionRefusedError as err:
+        # Caught first: no connection was made, so none was dropped.
+        raise unreachable(where, err) from err
+    except TimeoutError as err:
+        raise UnreachableError(
+            f"the API server of {where} did not answer within the request timeout",
+            hint="raise --request-timeout, or check that the server is reachable",
+        ) from err
+    except (http.client.HTTPException, ConnectionError) as err:
+        # Dropped before an answer came: a read may simply be asked again.
+        raise Retry(unreachable(where, err), 0.0) from err
+    except OSError as err:
+        raise unreachable(where, err) from err
+    except (ValueError, TypeError) as err:
+        # http.client refuses header values with control characters, ssl a server name with
+        # a NUL; never echo them.
+        raise ClusterAccessError(
+            f"the request to {where} could not be sent ({type(err).__name__})"
+        ) from err
+
+
+def api_error(where: str, method: str, path: str, status: int, body: bytes) -> MachinePoolError:
+    try:
+        message = json.loads(body).get("message") or ""
+    except (ValueError, AttributeError, RecursionError):
+        message = ""
+    return status_error(where, status, text(message) or f"{method} {path} returned HTTP {status}")
+
+
+def status_error(where: str, status: int, message: str) -> MachinePoolError:
+    """The error for an HTTP status (or a watch's ERROR event) with the server's message."""
+    if status == 401:
+        return ClusterAccessError(
+            f"the API server of {where} rejected the credentials (401 Unauthorized)",
+            hint="log in again or refresh the credentials of this context",
+            status=status,
+        )
+    if status == 403:
+        return ClusterAccessError(
+            message, hint="ask an administrator for RBAC access to it", status=status
+        )
+    if status == 404:
+        return NotFoundError(message, status=status)
+    if status == 409:
+        return ConflictError(
+            message, hint="it changed since it was read: run the command again", status=status
+        )
+    return MachinePoolError(f"{message} (HTTP {status})", status=status)
+
+
+class Retry(Exception):
+    """A read that may be asked again, after `after` seconds (None: it may not)."""
+
+    def __init__(self, error: MachinePoolError, after: float | None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.after = after
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (kube-apiserver sends whole seconds)."""
+    if value is None or not (value.strip().isascii() and value.strip().isdigit()):
+        return None
+    seconds = float(value.strip())
+    return seconds if seconds <= MAX_RETRY_AFTER else None
+
+
+def _reason(err: BaseException) -> str:
+    """The useful last part of a socket, ssl or http.client error, on one line."""
+    # Some failures carry no text at all (an empty SSLError): their kind says it then.
+    lines = str(err).strip().splitlines() or [type(err).__name__]
+    text = lines[-1]
+    return text.rsplit("] ", 1)[-1] if "[Errno" in text else text

@@ -1,0 +1,500 @@
+"""Requests and API discovery: what the API server is asked, over transport.py.
+
+It speaks raw JSON (no typed models: the Kubernetes client is not used at all, its import alone
+costs more than a fleet's describe), lists in chunks, and translates every transport or API
+failure into a MachinePoolError. What to read is fetch.py's business; both return plain data.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import time
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlencode
+
+from kubectl_machinepool.base.apiversion import (
+    CAPI_GROUP,
+    contract_versions,
+    crd_plural,
+    newest,
+    version_priority,
+)
+from kubectl_machinepool.base.errors import ClusterAccessError, MachinePoolError, NotFoundError
+from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
+from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
+from kubectl_machinepool.kube.apierrors import Retry, api_error, retry_after, transport_errors
+from kubectl_machinepool.kube.connection import Connection, load_connection
+from kubectl_machinepool.kube.liststream import NotAList, read_list, without_managed_fields
+from kubectl_machinepool.kube.resource import Resource
+from kubectl_machinepool.kube.transport import Answer, Headers, Timeout, Transport
+from kubectl_machinepool.kube.watch import (
+    WATCH_SLACK,
+    WATCH_WINDOW,
+    Health,
+    Watch,
+    stream_lines,
+    watch,
+)
+
+# Retries of one read: after a dropped connection, or when the server says when to ask again.
+READ_RETRIES = 3
+# No answer (and no object of a list answer) is read beyond this: a hostile or broken server
+# must not exhaust memory.
+MAX_ANSWER = 64 << 20
+# A list answer is walked as it arrives and not held whole (liststream.py); 5000 real Nodes,
+# whose image lists are most of them, come to about 100 MiB.
+MAX_LIST_ANSWER = 256 << 20
+METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+T = TypeVar("T")
+
+
+CAPI_PLURALS = {
+    "Cluster": "clusters",
+    "MachinePool": "machinepools",
+    "Machine": "machines",
+    "MachineHealthCheck": "machinehealthchecks",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    method: str
+    path: str
+    query: dict[str, str] | None = None
+    accept: str = "application/json"
+    body: dict[str, Any] | None = None
+    content_type: str = "application/json"
+    managed_fields: bool = True
+
+
+class Kube:
+    """A connection to one API server plus a per-run cache of API discovery."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        request_timeout: float | None,
+        chunk_size: int = CHUNK_SIZE,
+        *,
+        answer_timeout: float | None = None,
+    ) -> None:
+        """answer_timeout, when longer, bounds an answer's whole transfer in place of
+        request_timeout, which then bounds the connection and each wait for bytes: a
+        secondary server must answer promptly, but its thousands of Nodes take their time."""
+        self.connection = connection
+        try:
+            self._transport = Transport(connection.settings)
+        except BaseException:  # an unusable proxy: no `with` will close the credentials
+            self._close_files()
+            raise
+        self._timeout = request_timeout
+        self._answer_timeout = answer_timeout
+        self.chunk_size = chunk_size
+        self._resources: dict[tuple[str, str], Resource] = {}
+        self._capi_version: str | None = None
+
+    @classmethod
+    def connect(cls, access: AccessOptions) -> Kube:
+        connection = load_connection(
+            access.kubeconfig, access.context, plugin_timeout=access.request_timeout
+        )
+        return cls(connection, access.request_timeout, access.chunk_size)
+
+    def __enter__(self) -> Kube:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._transport.close()
+        self._close_files()
+
+    def _close_files(self) -> None:
+        for fd in self.connection.held_files:
+            os.close(fd)
+
+    @property
+    def timeout(self) -> float | None:
+        """Each request's timeout (--request-timeout); None waits forever."""
+        return self._timeout
+
+    @property
+    def where(self) -> str:
+        ctx = self.connection.context
+        return f"context {ctx!r} ({self.connection.server})" if ctx else self.connection.server
+
+    # -- transport ---------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str] | None = None,
+        accept: str = "application/json",
+        *,
+        body: dict[str, Any] | None = None,
+        content_type: str = "application/json",
+        timeout: float | None = None,
+        items: Callable[[], Callable[[Any], None]] | None = None,
+        managed_fields: bool = True,
+    ) -> dict[str, Any]:
+        """One API call; timeout, when given, replaces the connection's own. Reads are
+        retried as client-go retries them: after a dropped connection and when the server asks
+        for it (429/5xx with Retry-After). Writes never are: whether a write took effect is for
+        the caller to find out. With items, a list answer's elements go one by one, as they
+        arrive, to the sink items() gives for each attempt, and the rest comes back;
+        managed_fields=False leaves the items' managedFields out."""
+        call = _Call(method, path, query, accept, body, content_type, managed_fields)
+        for attempt in range(READ_RETRIES + 1):
+            try:
+                sink = items() if items is not None else None
+                return self._request(call, self._timeout if timeout is None else timeout, sink)
+            except Retry as retry:
+                if method != "GET" or attempt == READ_RETRIES or retry.after is None:
+                    raise retry.error from retry.__cause__
+                time.sleep(retry.after)
+        raise AssertionError("unreachable")  # the loop always returns or raises
+
+    def _request(
+        self, call: _Call, timeout: float | None, item: Callable[[Any], None] | None = None
+    ) -> dict[str, Any]:
+        with transport_errors(self.where):
+            response = self._open(call, timeout)
+            status = response.status
+            if item is not None and 200 <= status < 300:
+                return self._listed(response, timeout, item, call)
+            data = self._body(response, timeout)
+            asked_to_wait = response.headers.get("Retry-After")
+        if 200 <= status < 300:
+            return self._document(data, call.path)
+        error = api_error(self.where, call.method, call.path, status, data)
+        wait = retry_after(asked_to_wait) if status == 429 or status >= 500 else None
+        if wait is not None:
+            raise Retry(error, wait)
+        raise error
+
+    def _open(self, call: _Call, timeout: Timeout) -> Answer:
+        """Send the request; the answer is left unread, for closing() to hand back."""
+        url_path = call.path + ("?" + urlencode(call.query) if call.query else "")
+        headers: Headers = [("Accept", call.accept)]
+        if call.body is not None:
+            headers.append(("Content-Type", call.content_type))
+        headers += self.connection.headers  # repeated Impersonate-Group is allowed
+        return self._transport.open(call.method, url_path, headers, call.body, timeout)
+
+    def _chunks(
+        self, response: Answer, timeout: float | None, bound: int, what: str
+    ) -> Iterator[bytes]:
+        """The answer's pieces as they come: never more than bound bytes, nor past the request
+        timeout (or the answer timeout, when longer) in total: a server dripping bytes resets a
+        per-read timeout forever."""
+        if timeout is not None and self._answer_timeout is not None:
+            timeout = max(timeout, self._answer_timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        total = 0
+        # read1: one receive at a time, so a server dripping bytes meets the deadline.
+        while chunk := response.read1(1 << 20):
+            total += len(chunk)
+            if total > bound:
+                raise ClusterAccessError(
+                    f"the API server of {self.where} sent {what} larger than {bound >> 20} MiB",
+                    hint="narrow the scope with -n or -l, or lower --chunk-size",
+                )
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("the answer took longer than the request timeout")
+            yield chunk
+
+    def _body(self, response: Answer, timeout: float | None) -> bytes:
+        """The whole answer, at most MAX_ANSWER bytes."""
+        with closing(response):
+            return b"".join(self._chunks(response, timeout, MAX_ANSWER, "an answer"))
+
+    def _listed(
+        self, response: Answer, timeout: float | None, item: Callable[[Any], None], call: _Call
+    ) -> dict[str, Any]:
+        """A list answer walked as it arrives (liststream.py): at most MAX_LIST_ANSWER bytes,
+        MAX_ANSWER for any one object in it."""
+        chunks = self._chunks(response, timeout, MAX_LIST_ANSWER, "a list answer")
+        if not call.managed_fields:
+            chunks = without_managed_fields(chunks)
+        with closing(response):
+            try:
+                return read_list(chunks, item, MAX_ANSWER)
+            except NotAList:
+                raise self._not_kubernetes(call.path) from None
+
+    def _not_kubernetes(self, path: str) -> ClusterAccessError:
+        # A login page or proxy answering in place of the API server, typically.
+        return ClusterAccessError(
+            f"the server of {self.where} did not answer {path} like a Kubernetes API server",
+            hint="check the server address and any proxy in between",
+        )
+
+    def _document(self, body: bytes, path: str) -> dict[str, Any]:
+        try:
+            document = json.loads(body)
+        except (ValueError, RecursionError):
+            document = None
+        if not isinstance(document, dict):
+            raise self._not_kubernetes(path)
+        return document
+
+    def list_of(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        make: Callable[[RawObject], T],
+        selector: str | None = None,
+        *,
+        field_selector: str | None = None,
+        metadata_only: bool = False,
+        managed_fields: bool = True,
+    ) -> list[T]:
+        """list(), keeping only what make() makes of each object as it arrives: the objects
+        themselves are not held, so memory is what make() keeps of them."""
+        found: list[T] = []
+        query: dict[str, str] = {"limit": str(self.chunk_size)} if self.chunk_size else {}
+        if selector:
+            query["labelSelector"] = selector
+        if field_selector:
+            query["fieldSelector"] = field_selector
+        accept = METADATA_ONLY if metadata_only else "application/json"
+        page: list[T] = []
+
+        def keep(item: Any) -> None:
+            if not isinstance(item, dict):
+                return
+            # List items come without TypeMeta; keep them shaped like `kubectl get -o yaml`.
+            if metadata_only:
+                item.update(apiVersion=resource.api_version, kind=resource.kind)
+            item.setdefault("apiVersion", resource.api_version)
+            item.setdefault("kind", resource.kind)
+            page.append(make(item))
+
+        def sink() -> Callable[[Any], None]:
+            page.clear()  # a retried page starts again
+            return keep
+
+        while True:
+            try:
+                rest = self.request(
+                    "GET",
+                    resource.path(namespace),
+                    query,
+                    accept,
+                    items=sink,
+                    managed_fields=managed_fields,
+                )
+            except MachinePoolError as err:
+                if err.status != 410 or "continue" not in query or "limit" not in query:
+                    raise
+                # The continue token expired (compaction): list everything at once, as
+                # client-go's pager does, rather than mix pages of two resourceVersions.
+                found.clear()
+                query.pop("continue")
+                query.pop("limit")
+                continue
+            found += page
+            token = text(dig(rest, "metadata", "continue"))
+            if not token:
+                return found
+            query["continue"] = token
+
+    def list(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        selector: str | None = None,
+        *,
+        field_selector: str | None = None,
+        metadata_only: bool = False,
+        shape: Callable[[RawObject], None] | None = None,
+        managed_fields: bool = True,
+    ) -> list[RawObject]:
+        """Every object of a kind in a namespace (or all), in chunks, with TypeMeta filled in.
+
+        metadata_only asks the server for PartialObjectMetadata: names and labels without the
+        data, which is all a check for Secrets needs and all it should see. shape is called
+        on each object as its page arrives (to forget or share parts of it): thousands of
+        per-instance objects are what a large pool's memory is made of. managed_fields=False
+        cuts the objects' managedFields from the answer before it is decoded (liststream.py).
+        """
+
+        def kept(obj: RawObject) -> RawObject:
+            if shape is not None:
+                shape(obj)
+            return obj
+
+        return self.list_of(
+            resource,
+            namespace,
+            kept,
+            selector,
+            field_selector=field_selector,
+            metadata_only=metadata_only,
+            managed_fields=managed_fields,
+        )
+
+    def allowed(self, attributes: dict[str, str]) -> bool:
+        """Whether the server lets this user do it (SelfSubjectAccessReview resourceAttributes)."""
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": attributes},
+        }
+        answer = self.request(
+            "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=review
+        )
+        return (answer.get("status") or {}).get("allowed") is True
+
+    def stream(
+        self,
+        path: str,
+        query: dict[str, str],
+        *,
+        silence: float,
+        opened: Callable[[], None] = lambda: None,
+    ) -> Generator[bytes, None, None]:
+        """The lines of a streamed answer (a watch): each at most MAX_ANSWER bytes, none waited
+        for longer than silence, and the stream over by then at the latest; opened() once the
+        server has answered. Failures as request() raises them; a dropped connection is an
+        UnreachableError."""
+        deadline = time.monotonic() + silence
+        try:
+            with transport_errors(self.where):
+                call = _Call("GET", path, query)
+                response = self._open(call, (self._timeout, silence))
+                if not 200 <= response.status < 300:
+                    data = self._body(response, silence)
+                    raise api_error(self.where, "GET", path, response.status, data)
+                opened()
+                with closing(response):
+                    yield from stream_lines(response, deadline, self.where, MAX_ANSWER)
+        except Retry as retry:
+            raise retry.error from retry.__cause__
+
+    def watch(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        *,
+        name: str | None = None,
+        selector: str | None = None,
+        resource_version: str | None = None,
+        timeout: float | None = None,
+        window: float = WATCH_WINDOW,
+        slack: float = WATCH_SLACK,
+        health: Health | None = None,
+    ) -> Generator[tuple[str, RawObject], None, None]:
+        """Events (type, object) of a kind, as the watch API sends them, until timeout passes
+        (None: never). See watch.watch for restarts, re-lists, backoff and bounds."""
+        spec = Watch(resource, namespace, name, selector, window, slack)
+        return watch(self, spec, resource_version, timeout, health)
+
+    # -- discovery ---------------------------------------------------------------------------
+
+    def capi_version(self) -> str:
+        """The Cluster API version to read: v1beta2 (CAPI 1.11+) when served, else v1beta1.
+        Asked once per run."""
+        if self._capi_version is None:
+            self._capi_version = self._served_capi_version()
+        return self._capi_version
+
+    def _served_capi_version(self) -> str:
+        try:
+            group = self.request("GET", f"/apis/{CAPI_GROUP}")
+        except NotFoundError:
+            raise NotFoundError(
+                f"Cluster API is not installed on {self.where}: "
+                f"the {CAPI_GROUP} API group is not served",
+                hint="MachinePools live on the management cluster; check --context",
+            ) from None
+        served = [v.get("version") for v in items(group.get("versions"))]
+        for version in ("v1beta2", "v1beta1"):
+            if version in served:
+                return version
+        raise NotFoundError(
+            f"{self.where} serves {CAPI_GROUP} only in {', '.join(map(str, served))}",
+            hint="supported: Cluster API v1beta1 (up to 1.10) and v1beta2 (1.11 and later)",
+        )
+
+    def machine_pools(
+        self, namespace: str | None, selector: str | None = None
+    ) -> builtins.list[RawObject]:
+        """Every MachinePool in scope: a run's first read. On a server that serves v1beta2 (CAPI
+        1.11 and later) the LIST shows it, so the discovery round trip is made only when that
+        LIST finds no such resource (a v1beta1-only server, or no Cluster API at all)."""
+        if self._capi_version is None:
+            try:
+                found = self.list(self.likely_capi_resource("MachinePool"), namespace, selector)
+            except NotFoundError:
+                pass
+            else:
+                self._capi_version = "v1beta2"
+                return found
+        return self.list(self.capi_resource("MachinePool"), namespace, selector)
+
+    def likely_capi_resource(self, kind: str) -> Resource:
+        """One of Cluster API's own kinds before any read found the version: the newest, the
+        one machine_pools() tries first (or the version found, once it is known)."""
+        return Resource(CAPI_GROUP, self._capi_version or "v1beta2", kind, CAPI_PLURALS[kind])
+
+    def capi_resource(self, kind: str) -> Resource:
+        """One of Cluster API's own kinds, in the version discovery found. Their plurals are
+        fixed, so no CRD is read: on a busy server that GET held the Machine LIST back ~40 ms."""
+        return Resource(CAPI_GROUP, self.capi_version(), kind, CAPI_PLURALS[kind])
+
+    def resource(self, group: str, kind: str, preferred: str | None = None) -> Resource:
+        """Resolve group+kind to a served version and plural, as Cluster API does, cached per run.
+
+        v1beta2 references carry no version: read it from the CRD's contract label; without
+        permission to read CRDs, fall back to API discovery.
+        """
+        key = (group, kind)
+        if key not in self._resources:
+            found = self._from_crd(group, kind, preferred) or self._from_discovery(
+                group, kind, preferred
+            )
+            if found is None:
+                raise NotFoundError(f"no API on {self.where} serves kind {kind} in group {group}")
+            self._resources[key] = found
+        return self._resources[key]
+
+    def _from_crd(self, group: str, kind: str, preferred: str | None) -> Resource | None:
+        path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd_plural(kind)}.{group}"
+        try:
+            crd = self.request("GET", path)
+        except MachinePoolError:
+            return None  # no CRD access, no such CRD, or a failing server: ask discovery
+        spec = mapping(crd.get("spec"))
+        served = [text(v.get("name")) or "" for v in items(spec.get("versions")) if v.get("served")]
+        labels = mapping(dig(crd, "metadata", "labels"))
+        by_contract = [v for v in contract_versions(labels) if v in served]
+        version = preferred if preferred in served else newest(by_contract) or newest(served)
+        if version is None:
+            return None
+        return Resource(
+            group,
+            version,
+            kind,
+            text(dig(spec, "names", "plural")) or crd_plural(kind),
+            spec.get("scope") != "Cluster",
+        )
+
+    def _from_discovery(self, group: str, kind: str, preferred: str | None) -> Resource | None:
+        try:
+            api_group = self.request("GET", f"/apis/{group}")
+        except NotFoundError:
+            return None
+        versions = [text(v.get("version")) or "" for v in items(api_group.get("versions"))]
+        versions.sort(key=lambda v: (v == preferred, version_priority(v)), reverse=True)
+        for version in versions:
+            listed = self.request("GET", f"/apis/{group}/{version}").get("resources")
+            for res in items(listed):
+                name = text(res.get("name")) or ""
+                if res.get("kind") == kind and name and "/" not in name:
+                    return Resource(group, version, kind, name, bool(res.get("namespaced")))
+        return None

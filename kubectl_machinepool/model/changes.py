@@ -1,0 +1,17 @@
+"""What a watch reports, as plain data: the kube package makes it, a followed view shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The synthetic event: every object as of now, in a List (first, and after 410 Gone).
+LISTED = "LISTED"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One event a watch reported: ADDED, MODIFIED, DELETED, or LISTED (it started over)."""
+
+    event: str
+    kind: str
+    name: str

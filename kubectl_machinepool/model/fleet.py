@@ -1,0 +1,18 @@
+"""A fleet's reads: one per kubeconfig context, each a value or the one line that says why
+there is none (made by app/fleet.py, shown by render/fleet.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Read(Generic[T]):
+    """One context's read: its value, or why there is none."""
+
+    context: str
+    value: T | None
+    error: str | None = None

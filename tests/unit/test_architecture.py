@@ -1,0 +1,175 @@
+"""The shape of the house: each package imports only the packages below it (README's layout
+map), no module imports itself through others, and only the command line knows click."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_machinepool"
+NAME = PACKAGE.name
+
+# What each package may import besides itself, as README's layout map says. app runs a
+# command's job and never prints, so it does not see render; render draws what it is given and
+# never reads, so it does not see kube or app.
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    "cli": frozenset(
+        {"app", "render", "kube", "offline", "plans", "diagnostics", "model", "providers", "base"}
+    ),
+    "app": frozenset({"kube", "offline", "plans", "diagnostics", "model", "providers", "base"}),
+    "render": frozenset({"plans", "diagnostics", "model", "providers", "base"}),
+    "kube": frozenset({"offline", "plans", "model", "providers", "base"}),
+    "offline": frozenset({"model", "providers", "base"}),
+    "plans": frozenset({"model", "providers", "base"}),
+    "diagnostics": frozenset({"model", "providers", "base"}),
+    "model": frozenset({"providers", "base"}),
+    "providers": frozenset({"base"}),
+    "base": frozenset(),
+}
+# The package's own modules at its root: the version (which every package may read) and the
+# entry point of `python -m kubectl_machinepool`.
+ROOT_MODULES = {"": frozenset(MAY_IMPORT), "__main__": frozenset({"cli"})}
+
+
+def module_of(path: Path) -> str:
+    """ "kube.client" for kube/client.py, "kube" for kube/__init__.py, "" for the root."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_of(p): p for p in sorted(PACKAGE.rglob("*.py")) if "__pycache__" not in p.parts}
+
+
+def imported(path: Path, known: Iterable[str]) -> set[str]:
+    """The package's modules this file imports, wherever the import is (a function, a
+    TYPE_CHECKING block): `from pkg.kube import fencing` is the module kube.fencing."""
+    known = set(known)
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        for name in names:
+            if name == NAME or name.startswith(NAME + "."):
+                relative = name[len(NAME) + 1 :]
+                if relative in known:
+                    found.add(relative)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    return {name: imported(path, found) - {name} for name, path in found.items()}
+
+
+def package_of(module: str) -> str:
+    return module.split(".", maxsplit=1)[0] if module else ""
+
+
+def wrong_way(imports: Mapping[str, Iterable[str]]) -> list[str]:
+    """Each import that points against MAY_IMPORT, as "importer -> imported"."""
+    wrong = []
+    for module, targets in imports.items():
+        home = package_of(module)
+        allowed = ROOT_MODULES[module] if module in ROOT_MODULES else MAY_IMPORT[home]
+        for target in sorted(targets):
+            there = package_of(target)
+            if there not in (home, "") and there not in allowed:
+                wrong.append(f"{module} -> {target}")
+    return wrong
+
+
+def circles(imports: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """Groups of modules that import one another, through any path (Tarjan's components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in imports.get(module, ()):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(imports):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_every_package_is_in_the_order() -> None:
+    packages = {package_of(m) for m in modules() if "." in m or (PACKAGE / m).is_dir()}
+    assert packages - {""} == set(MAY_IMPORT)
+
+
+def test_imports_flow_one_way() -> None:
+    assert wrong_way(graph()) == []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    # A package's __init__ that gathers its modules is the one loop allowed: importing
+    # diagnostics.core runs diagnostics/__init__.py first, which is not a circle of modules.
+    imports = {m: {t for t in ts if t != package_of(m)} for m, ts in graph().items()}
+    assert circles(imports) == []
+
+
+def test_the_checks_catch_a_wrong_way_import_and_a_circle() -> None:
+    """The checks themselves, on the real graph with one bad import added."""
+    real = graph()
+    assert wrong_way({**real, "model.pool": real["model.pool"] | {"app.reading"}}) == [
+        "model.pool -> app.reading"
+    ]
+    assert wrong_way({**real, "render.tree": real["render.tree"] | {"kube.client"}}) == [
+        "render.tree -> kube.client"
+    ]
+    looped = {**real, "base.fields": {"base.timeutil"}, "base.timeutil": {"base.fields"}}
+    assert circles(looped) == [["base.fields", "base.timeutil"]]
+
+
+def test_only_the_command_line_imports_click() -> None:
+    offenders = []
+    for module, path in modules().items():
+        if package_of(module) == "cli":
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n == "click" or n.startswith("click.") for n in names):
+                offenders.append(module)
+    assert offenders == []
+
+
+def test_no_command_module_imports_another() -> None:
+    commands = {m for m in modules() if m.startswith("cli.commands.")}
+    assert len(commands) >= 5
+    shared = {"cli.commands.flags"}
+    for module, targets in graph().items():
+        if module in commands:
+            assert targets & commands - shared == set(), module
