@@ -358,10 +358,12 @@ def test_scale_down_removes_exactly_the_marked_instance(
         assert done.code == 0, done.err
         mp = pool.wait_left_with({"pool-0", "pool-2"}, timeout=120)
         assert mp["spec"]["replicas"] == 2
-        # status.versions keeps the count from before the scale-down (observed with v1.14.2);
-        # the plugin counts kubelets from the Nodes.
+        # status.versions may still hold the count from before the scale-down (seen with v1.14.2
+        # on an idle machine) or already the new one (when the controller reconciled again before
+        # this read, as on a busy machine): the plugin counts kubelets from the Nodes instead.
         if live.generation == "v1beta2":
-            assert mp["status"]["versions"] == [{"replicas": 3, "version": "v1.36.3"}]
+            versions = mp["status"]["versions"]
+            assert versions in [[{"replicas": n, "version": "v1.36.3"}] for n in (2, 3)]
         assert described(capsys, pool)["kubeletVersions"] == [{"version": "v1.36.3", "nodes": 2}]
         assert not serious(findings(capsys, pool, pool.name))
 
