@@ -66,7 +66,6 @@ class Changes:
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._seen: list[Change] = []
-        self.dropped = 0
         self._started: list[threading.Event] = []
         self._clock = clock
         self.stale_after = WINDOW + SLACK
@@ -94,8 +93,6 @@ class Changes:
         with self._lock:
             if len(self._seen) < MAX_KEPT:
                 self._seen.append(change)
-            else:
-                self.dropped += 1
         self._changed.set()
 
     def _hear(self, index: int) -> None:

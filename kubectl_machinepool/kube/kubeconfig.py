@@ -107,10 +107,6 @@ def read_files(paths: list[Path]) -> Kubeconfig:
     return merged
 
 
-def first_current_context(paths: list[Path]) -> str | None:
-    return read_files(paths).current_context
-
-
 def context_names(paths: list[Path]) -> list[tuple[str, str]]:
     """(context, its cluster) of every context in these files; the first file wins a name."""
     return sorted((name, c.cluster) for name, c in read_files(paths).contexts.items())

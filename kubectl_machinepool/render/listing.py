@@ -158,8 +158,7 @@ def template_list(pools: Sequence[MachinePool]) -> dict[str, Any]:
     }
 
 
-# The -o formats that take a template, and those among them that name a file holding it.
-TEMPLATE_FORMATS = ("jsonpath", "jsonpath-file", "custom-columns", "custom-columns-file")
+# The -o formats that take a template from a file.
 FILE_FORMATS = ("jsonpath-file", "custom-columns-file")
 
 

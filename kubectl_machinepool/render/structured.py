@@ -16,7 +16,7 @@ from kubectl_machinepool.model.pool import MachinePool, ObjectRef
 from kubectl_machinepool.model.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.model.zones import PoolZones
 from kubectl_machinepool.render.events import event_doc
-from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
+from kubectl_machinepool.render.streams import Stream, write_json, write_yaml
 
 SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
 
@@ -348,9 +348,3 @@ def describe_stream(description: Description, findings: Sequence[Finding] = ()) 
         "clusters": [_cluster(c) for c in description.clusters],
         "findings": [finding_doc(f) for f in findings],
     }
-
-
-def describe_document(description: Description, findings: Sequence[Finding] = ()) -> dict[str, Any]:
-    """The same, all lists."""
-    document: dict[str, Any] = materialized(describe_stream(description, findings))
-    return document

@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 import yaml
+from support.documents import describe_document
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import dig, text
@@ -35,7 +36,7 @@ from kubectl_machinepool.render.findings import DiagnosisView, diagnosis_documen
 from kubectl_machinepool.render.glyphs import ASCII, UNICODE
 from kubectl_machinepool.render.listing import LIST_FORMATS, ListView, list_document
 from kubectl_machinepool.render.propagation import propagation_document, render_propagation
-from kubectl_machinepool.render.structured import describe_document, to_json, to_yaml
+from kubectl_machinepool.render.structured import to_json, to_yaml
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
 NOW = datetime(2026, 11, 29, 15, 0, 0, tzinfo=UTC)

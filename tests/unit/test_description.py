@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.documents import describe_document
 from support.objects import NOW
 from support.scenarios import SCENARIOS, node
 from support.snapshots import NAMESPACE, scenario_snapshot, snapshot_of
@@ -14,7 +15,6 @@ from kubectl_machinepool.model.instances import same_version
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
 from kubectl_machinepool.providers.deletion import Verdict
-from kubectl_machinepool.render.structured import describe_document
 
 
 def only_pool(name: str, generation: str = "v1beta2", nodes_known: bool = True) -> PoolDescription:

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from support.documents import describe_document
 from support.healthchecks import checked_status, health_check, health_checked, mark_unhealthy
 from support.objects import NOW
 from support.run import run_cli
@@ -28,7 +29,6 @@ from kubectl_machinepool.model.healthchecks import health_check as read
 from kubectl_machinepool.model.selector import Selection, selector_matches
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.render.color import Palette
-from kubectl_machinepool.render.structured import describe_document
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
 Obj = dict[str, Any]

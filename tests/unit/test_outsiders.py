@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support.documents import describe_document
 from support.objects import NOW
 from support.run import run_cli
 from support.scenarios import SCENARIOS, node
@@ -20,7 +21,6 @@ from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import ClusterDescription, describe
 from kubectl_machinepool.model.outsiders import OutsideNode, OutsideNodes, provider_group
 from kubectl_machinepool.model.selector import Selection
-from kubectl_machinepool.render.structured import describe_document
 from kubectl_machinepool.render.treeview import Health, RowKind, build_tree
 
 ROOT = Path(__file__).resolve().parents[2]

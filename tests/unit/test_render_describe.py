@@ -7,6 +7,7 @@ from importlib import resources
 
 import jsonschema
 import pytest
+from support.documents import describe_document
 from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import scenario_snapshot
@@ -18,7 +19,7 @@ from kubectl_machinepool.model.description import describe
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.glyphs import ASCII
-from kubectl_machinepool.render.structured import describe_document, to_json
+from kubectl_machinepool.render.structured import to_json
 from kubectl_machinepool.render.tree import TreeOptions, render_tree, tree_table
 from kubectl_machinepool.render.treeview import RowKind, TreeRow, headline, short_provider_id
 

@@ -17,7 +17,6 @@ from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.listing import (
     LABELS,
     LIST_FORMATS,
-    TEMPLATE_FORMATS,
     ListView,
     label_column,
     pool_order,
@@ -136,8 +135,16 @@ def test_sort_by_orders_the_pools_for_every_format() -> None:
     assert names[0] == "machinepool.cluster.x-k8s.io/pending-pool"
 
 
-def test_formats_spelled_for_help_are_the_template_renderers() -> None:
-    assert tuple(listing.TEMPLATES) == TEMPLATE_FORMATS
+def test_every_template_format_the_cli_offers_renders() -> None:
+    templates = {
+        "jsonpath": "{.kind}",
+        "jsonpath-file": "{.kind}",
+        "custom-columns": "KIND:.kind",
+        "custom-columns-file": "KIND\n.kind",
+    }
+    for name in listing.TEMPLATES:
+        lines = template_format(name, templates[name])(view()).split()
+        assert lines[-1] == "MachinePool" if name.startswith("custom") else lines == ["List"]
 
 
 def test_readme_shows_what_the_template_formats_print(capsys) -> None:

@@ -9,6 +9,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.documents import describe_document
 from support.objects import NOW
 from support.scenarios import SCENARIOS
 from support.snapshots import scenario_snapshot
@@ -17,7 +18,7 @@ from kubectl_machinepool.model.description import describe
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.render import streams
 from kubectl_machinepool.render.streams import Stream, materialized, write_json, write_yaml
-from kubectl_machinepool.render.structured import describe_document, describe_stream, to_json
+from kubectl_machinepool.render.structured import describe_stream, to_json
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 documents = st.recursive(

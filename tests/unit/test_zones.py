@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.documents import describe_document
 from support.objects import NOW
 from support.run import run_cli
 from support.scenarios import SCENARIOS, as_provider, zoned
@@ -39,7 +40,6 @@ from kubectl_machinepool.plans.disruption import Disruption
 from kubectl_machinepool.providers.registry import PROVIDERS, infra_pool
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.deleteplan import render_plan
-from kubectl_machinepool.render.structured import describe_document
 from kubectl_machinepool.render.tree import TreeOptions, render_tree
 from kubectl_machinepool.render.zones import SHOWN, zones_line
 
