@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -82,3 +82,26 @@ def read_each(
     if failures:
         raise failures[0]
     return [found[name] for name in names]
+
+
+def read_fleet(
+    access: AccessOptions,
+    read: Callable[[AccessOptions], T],
+    *,
+    wanted: Sequence[str],
+    every: bool,
+    notes_of: Callable[[T], Iterable[str]],
+    warn: Callable[[str], None],
+) -> list[Read[T]]:
+    """Each context asked for, read: a context not read, and what a read one could not read,
+    is warned under the context's name; when no context could be read, that is the error."""
+    reads = read_each(access, contexts(access, wanted, every), read)
+    for one in reads:
+        if one.value is None:
+            warn(f"context {one.context} not read: {one.error}")
+            continue
+        for note in notes_of(one.value):
+            warn(f"context {one.context}: {note}")
+    if all(one.value is None for one in reads):
+        raise MachinePoolError("no context could be read", hint="check the warnings above")
+    return reads

@@ -166,21 +166,21 @@ def _list_fleet(
     from kubectl_machinepool.app import reading
     from kubectl_machinepool.model.pool import machine_pools
 
-    names = fleets.contexts(access, fleet.contexts, fleet.every)
-    reads = fleets.read_each(access, names, lambda at: reading.load_pools(at, Source(), None))
+    reads = fleets.read_fleet(
+        access,
+        lambda at: reading.load_pools(at, Source(), None),
+        wanted=fleet.contexts,
+        every=fleet.every,
+        notes_of=lambda read: read[0].notes,
+        warn=env.warn,
+    )
     found: list[MachinePool] = []
     namespaces = set()
     for read in reads:
-        if read.value is None:
-            env.warn(f"context {read.context} not read: {read.error}")
-            continue
-        snapshot, namespace = read.value
-        namespaces.add(namespace)
-        for note in snapshot.notes:
-            env.warn(f"context {read.context}: {note}")
-        found += [replace(p, context=read.context) for p in machine_pools(snapshot)]
-    if all(read.value is None for read in reads):
-        raise MachinePoolError("no context could be read", hint="check the warnings above")
+        if read.value is not None:
+            snapshot, namespace = read.value
+            namespaces.add(namespace)
+            found += [replace(p, context=read.context) for p in machine_pools(snapshot)]
     # Each context's pools in kubectl's order, contexts in the order asked; --sort-by over all.
     pools = ordered(found)
     # One namespace for all: no NAMESPACE column; -A, or contexts' own that differ: one.
