@@ -19,6 +19,7 @@ from kubectl_machinepool.base.errors import (
     NotFoundError,
     RefusedError,
     UsageError,
+    pools_not_found,
 )
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
@@ -159,7 +160,7 @@ def _readable(snapshot: Snapshot, target: Target) -> None:
         )
     kinds = [(CAPI_GROUP, "Machine")]
     if pool.infra and pool.pool.machine_kind:
-        kinds.append((pool.infra.api_version.rpartition("/")[0], pool.pool.machine_kind))
+        kinds.append((pool.infra.group, pool.pool.machine_kind))
     for group, kind in kinds:
         if not snapshot.was_read(group, kind):
             raise ClusterAccessError(
@@ -176,8 +177,7 @@ def _plan(kube: Kube, asked: DeleteMachine, warn: Report, now: datetime) -> Plan
     )
     description = describe(snapshot, selection, now)
     if pool and not any(c.pools for c in description.clusters):
-        where = f' in namespace "{namespace}"' if namespace else ""
-        raise NotFoundError(f'machinepools.cluster.x-k8s.io "{pool}" not found{where}')
+        raise pools_not_found([pool], namespace)
     for note in description.notes:
         warn(note)
     if not snapshot.was_read(CAPI_GROUP, "Machine"):

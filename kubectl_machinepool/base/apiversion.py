@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from kubectl_machinepool.base.fields import dig, text
 
 # ASCII digits, a few: int() of thousands of them raises, and Kubernetes versions are small.
 _KUBE_VERSION = re.compile(r"^v([0-9]{1,9})(?:(alpha|beta)([0-9]{1,9}))?\Z")
@@ -52,3 +55,14 @@ def crd_plural(kind: str) -> str:
 def group_of(api_version: str) -> str:
     """The API group of an apiVersion ("" for the core group's "v1")."""
     return api_version.rpartition("/")[0] if "/" in api_version else ""
+
+
+def version_of(api_version: str) -> str:
+    """The version of an apiVersion: "v1beta2" of "cluster.x-k8s.io/v1beta2"."""
+    return api_version.rpartition("/")[2]
+
+
+def ref_group(ref: Any) -> str:
+    """The API group an object reference names: v1beta2 references carry apiGroup, v1beta1 ones
+    an apiVersion."""
+    return text(dig(ref, "apiGroup")) or group_of(text(dig(ref, "apiVersion")) or "")

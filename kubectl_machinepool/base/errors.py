@@ -7,6 +7,7 @@ Any other exception is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 
@@ -67,6 +68,13 @@ class RefusedError(MachinePoolError):
 
 class NotFoundError(MachinePoolError):
     """A named object or API does not exist."""
+
+
+def pools_not_found(names: Sequence[str], namespace: str | None) -> NotFoundError:
+    """kubectl's words for named objects that do not exist."""
+    quoted = ", ".join(f'"{name}"' for name in names)
+    where = f' in namespace "{namespace}"' if namespace else ""
+    return NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
 
 
 class UsageError(MachinePoolError):

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import RawObject, dig, items, text
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
@@ -83,7 +83,7 @@ def control_plane(ctx: Context) -> ControlPlane | None:
     topology = text(dig(cluster, "spec", "topology", "version"))
     if not kind:
         return ControlPlane("Cluster topology", topology, topology) if topology else None
-    group = text(dig(ref, "apiGroup")) or group_of(text(dig(ref, "apiVersion")) or "")
+    group = ref_group(ref)
     plane: RawObject | None = ctx.raw(
         group, kind, ctx.cluster.namespace, text(dig(ref, "name")) or ""
     )

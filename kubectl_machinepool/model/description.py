@@ -192,7 +192,7 @@ def describe_pool(
     infra = infra_pool_state(infra_raw) if infra_raw else None
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
     uses_machines = _uses_machines(pool, infra)
-    machine_group = infra.api_version.rpartition("/")[0] if infra else ""
+    machine_group = infra.group if infra else ""
     ctx = InstanceContext(
         pool,
         nodes is not None,

@@ -199,7 +199,7 @@ def pool_instances(
 
     covered: set[str] = set()
     if infra is not None and ctx.uses_machines:
-        group = infra.api_version.rpartition("/")[0]
+        group = infra.group
         value = pool_label_value(pool.name)
         infra_machines = {
             text(dig(obj, "metadata", "name")) or "": obj

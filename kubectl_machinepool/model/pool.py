@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group, version_of
 from kubectl_machinepool.base.fields import (
     RawObject,
     count,
@@ -127,12 +127,11 @@ def _ref(raw: Any) -> ObjectRef | None:
     kind = text(dig(raw, "kind"))
     if kind is None:
         return None
-    api_version = text(dig(raw, "apiVersion")) or ""
     return ObjectRef(
-        api_group=text(dig(raw, "apiGroup")) or group_of(api_version),
+        api_group=ref_group(raw),
         kind=kind,
         name=text(dig(raw, "name")) or "",
-        version=api_version.rpartition("/")[2] or None,
+        version=version_of(text(dig(raw, "apiVersion")) or "") or None,
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.model.description import PoolDescription
@@ -118,7 +119,7 @@ def _instance(
         evidence.append("no Node and no Machine version")
     infra = instance.infra_machine
     raw = (
-        snapshot.find(infra.api_version.rpartition("/")[0], infra.kind, infra.namespace, infra.name)
+        snapshot.find(infra.group, infra.kind, infra.namespace, infra.name)
         if infra is not None
         else None
     )
@@ -221,9 +222,7 @@ def pool_rollout(
     ref = mp.infrastructure_ref
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
     version = mp.desired_version
-    raw_pool = snapshot.find(
-        mp.api_version.rpartition("/")[0], "MachinePool", mp.namespace, mp.name
-    )
+    raw_pool = snapshot.find(group_of(mp.api_version), "MachinePool", mp.namespace, mp.name)
     raw_infra = (
         snapshot.find(ref.api_group, ref.kind, mp.namespace, ref.name) if ref is not None else None
     )

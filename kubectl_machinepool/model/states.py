@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import (
     RawObject,
     dig,
@@ -41,6 +42,10 @@ class ObjectState:
     phase: str | None
     conditions: Conditions
     failure: str | None
+
+    @property
+    def group(self) -> str:
+        return group_of(self.api_version)
 
 
 @dataclass(frozen=True, slots=True)

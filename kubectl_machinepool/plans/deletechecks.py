@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from kubectl_machinepool.base.apiversion import group_of
-from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
+from kubectl_machinepool.base.apiversion import ref_group
+from kubectl_machinepool.base.fields import RawObject, dig, items, mapping
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.model.nodedrain import drain_bound
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
@@ -60,15 +60,13 @@ def _machine_checks(target: Target) -> list[Check]:
             )
         )
     kind = pool.pool.machine_kind
-    group = pool.infra.api_version.rpartition("/")[0] if pool.infra else None
-    ref_group = text(dig(raw, "spec", "infrastructureRef", "apiGroup")) or group_of(
-        text(dig(raw, "spec", "infrastructureRef", "apiVersion")) or ""
-    )
-    if machine.infra_kind != kind or ref_group != group:
+    group = pool.infra.group if pool.infra else None
+    points_at = ref_group(dig(raw, "spec", "infrastructureRef"))
+    if machine.infra_kind != kind or points_at != group:
         checks.append(
             Check(
                 Level.REFUSED,
-                f"Machine {machine.object.name} points at {machine.infra_kind} in {ref_group}, not "
+                f"Machine {machine.object.name} points at {machine.infra_kind} in {points_at}, not "
                 f"the {kind} in {group} its infra pool declares",
             )
         )

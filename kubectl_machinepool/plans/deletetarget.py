@@ -129,9 +129,8 @@ def _target(
     )
     infra_machine_raw = None
     if machine and machine.infra_kind and pool.infra:
-        group = pool.infra.api_version.rpartition("/")[0]
         infra_machine_raw = snapshot.find(
-            group, machine.infra_kind, mp.namespace, machine.infra_name or ""
+            pool.infra.group, machine.infra_kind, mp.namespace, machine.infra_name or ""
         )
     return Target(
         cluster,

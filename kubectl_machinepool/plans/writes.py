@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_machinepool.base.apiversion import group_of
+from kubectl_machinepool.base.apiversion import group_of, version_of
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import RawObject, dig, integer, mapping, text
@@ -110,7 +110,7 @@ def object_ref(raw: RawObject, plural: str) -> ObjectRef:
     api_version = text(raw.get("apiVersion")) or ""
     return ObjectRef(
         group_of(api_version),
-        api_version.rpartition("/")[2],
+        version_of(api_version),
         text(raw.get("kind")) or "",
         plural,
         text(meta.get("namespace")) or "",

@@ -21,21 +21,24 @@ from kubectl_machinepool.render.streams import Stream, write_json, write_yaml
 SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
 
 
-def to_json(document: Any) -> str:
-    parts: list[str] = []
-    write_json(document, parts.append)
-    return "".join(parts)
-
-
-def to_yaml(document: Any) -> str:
-    parts: list[str] = []
-    write_yaml(document, parts.append)
-    return "".join(parts)
-
-
 def write_document(document: Any, output_format: str, write: Callable[[str], None]) -> None:
     """-o json or -o yaml, in chunks (see render/streams.py)."""
     (write_json if output_format == "json" else write_yaml)(document, write)
+
+
+def document_text(document: Any, output_format: str) -> str:
+    """-o json or -o yaml, whole: for a view drawn again on each change."""
+    parts: list[str] = []
+    write_document(document, output_format, parts.append)
+    return "".join(parts)
+
+
+def to_json(document: Any) -> str:
+    return document_text(document, "json")
+
+
+def to_yaml(document: Any) -> str:
+    return document_text(document, "yaml")
 
 
 # -- list: a summary per pool -----------------------------------------------------------------

@@ -25,7 +25,9 @@ def _show_conditions(
     return frozenset(kinds)
 
 
-_RENDERERS = ("kubectl_machinepool.render.tree", "kubectl_machinepool.render.structured")
+def _renderers() -> None:
+    """What describe goes on with, imported while the reads run (app/reading.py)."""
+    from kubectl_machinepool.render import structured, tree  # noqa: F401
 
 
 @click.command("describe", context_settings=CONTEXT_SETTINGS)
@@ -95,7 +97,7 @@ def describe_command(
     def drawn(loaded: reading.Loaded) -> str:
         from kubectl_machinepool.render.color import Palette
         from kubectl_machinepool.render.glyphs import ASCII, UNICODE
-        from kubectl_machinepool.render.structured import describe_stream, to_json, to_yaml
+        from kubectl_machinepool.render.structured import describe_stream, document_text
         from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
         _, findings = reading.judge(loaded, rules)
@@ -115,13 +117,13 @@ def describe_command(
             return render_tree(loaded.description, opts)
         # Scripts get a document even when nothing matched.
         document = describe_stream(loaded.description, findings)
-        return (to_json if output.format == "json" else to_yaml)(document)
+        return document_text(document, output.format)
 
     if watch:
         flags.live_only(source, "--watch")
         flags.follow_described(env, access, pools, drawn, color=color, report_extras=False)
         return
-    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_RENDERERS)
+    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_renderers)
     if output.format == "tree":
         env.out(drawn(loaded), nl=False, color=color)
     else:

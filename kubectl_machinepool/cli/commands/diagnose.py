@@ -28,7 +28,9 @@ class FindingsAbove(MachinePoolError):
     exit_code = ExitCode.FINDINGS
 
 
-_RENDERERS = ("kubectl_machinepool.render.findings", "kubectl_machinepool.render.structured")
+def _renderers() -> None:
+    """What diagnose goes on with, imported while the reads run (app/reading.py)."""
+    from kubectl_machinepool.render import findings, structured  # noqa: F401
 
 
 @click.command("diagnose", context_settings=CONTEXT_SETTINGS)
@@ -95,12 +97,12 @@ def diagnose_command(
 
     def drawn(loaded: reading.Loaded) -> str:
         from kubectl_machinepool.render.findings import diagnosis_document
-        from kubectl_machinepool.render.structured import to_json, to_yaml
+        from kubectl_machinepool.render.structured import document_text
 
         view = view_of(loaded)
         if output.format == "text":
             return text_of(view)
-        return (to_json if output.format == "json" else to_yaml)(diagnosis_document(view))
+        return document_text(diagnosis_document(view), output.format)
 
     if fleet.asked:
         if watch:
@@ -120,7 +122,7 @@ def diagnose_command(
             raise UsageError("--fail-on needs one diagnosis, not --watch", hint="drop one of them")
         flags.follow_described(env, access, pools, drawn, color=color, report_extras=True)
         return
-    loaded = flags.described(env, access, source, pools, report_extras=True, prepare=_RENDERERS)
+    loaded = flags.described(env, access, source, pools, report_extras=True, prepare=_renderers)
     view = view_of(loaded)
     if output.format == "text":
         env.out(text_of(view), nl=False, color=color)
@@ -172,16 +174,14 @@ def _fleet_views(
     def diagnosed(at: AccessOptions) -> DiagnosisView:
         return view_of(reading.load_description(at, Source(), pools, now, None, report_extras=True))
 
-    names = fleets.contexts(access, fleet.contexts, fleet.every)
-    views = fleets.read_each(access, names, diagnosed)
-    for read in views:
-        if read.value is None:
-            env.warn(f"context {read.context} not read: {read.error}")
-        for note in read.value.description.all_notes if read.value else ():
-            env.warn(f"context {read.context}: {note}")
-    if all(read.value is None for read in views):
-        raise MachinePoolError("no context could be read", hint="check the warnings above")
-    return views
+    return fleets.read_fleet(
+        access,
+        diagnosed,
+        wanted=fleet.contexts,
+        every=fleet.every,
+        notes_of=lambda view: view.description.all_notes,
+        warn=env.warn,
+    )
 
 
 def _show_fleet(

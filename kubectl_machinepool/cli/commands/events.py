@@ -67,7 +67,7 @@ def events_command(
     from kubectl_machinepool.app import reading
     from kubectl_machinepool.model.events import EventRecord
     from kubectl_machinepool.render.events import event_doc, events_table
-    from kubectl_machinepool.render.structured import to_json, to_yaml
+    from kubectl_machinepool.render.structured import document_text
 
     def records(loaded: reading.Loaded) -> list[EventRecord]:
         _readable(loaded.snapshot)
@@ -80,7 +80,7 @@ def events_command(
             lines = events_table(shown, loaded.description.now, headers=headers)
             return "".join(line + "\n" for line in lines)
         document = {"kind": "EventList", "items": [event_doc(e) for e in shown]}
-        return (to_json if output.format == "json" else to_yaml)(document)
+        return document_text(document, output.format)
 
     if not watch:
         loaded = flags.described(env, access, source, pools, report_extras=False)

@@ -343,10 +343,10 @@ def described(
     pools: PoolScope,
     *,
     report_extras: bool,
-    prepare: Sequence[str] = (),
+    prepare: Callable[[], None] | None = None,
 ) -> Loaded:
     """The read commands' common start: the pools described, what could not be read warned.
-    prepare: the modules the command goes on with, imported while the reads run."""
+    prepare: imports what the command goes on with, called while the reads run."""
     from kubectl_machinepool.app import reading
 
     now = source.now or env.now()

@@ -16,11 +16,11 @@ LABELS_FLAG = "--additional-sync-machine-labels"
 ANNOTATIONS_FLAG = "--additional-sync-machine-annotations"
 
 
-_MODULES = (
-    "kubectl_machinepool.model.propagation",
-    "kubectl_machinepool.render.propagation",
-    "kubectl_machinepool.render.structured",
-)
+def _next_modules() -> None:
+    """What diff-metadata goes on with, imported while the reads run (app/reading.py)."""
+    from kubectl_machinepool.model import propagation  # noqa: F401
+    from kubectl_machinepool.render import propagation as shown  # noqa: F401
+    from kubectl_machinepool.render import structured  # noqa: F401
 
 
 @click.command("diff-metadata", context_settings=CONTEXT_SETTINGS)
@@ -70,7 +70,7 @@ def diff_metadata_command(
       # as if the manager ran with an extra label regex
       kubectl machinepool diff-metadata workers-0 --additional-sync-machine-labels '^example\\.com/'
     """
-    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_MODULES)
+    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_next_modules)
     from kubectl_machinepool.app import reading
     from kubectl_machinepool.base.apiversion import CAPI_GROUP
     from kubectl_machinepool.diagnostics.rules import core_controller
