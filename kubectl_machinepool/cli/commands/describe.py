@@ -6,7 +6,7 @@ import click
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.errors import UsageError
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
@@ -121,9 +121,9 @@ def describe_command(
 
     if watch:
         flags.live_only(source, "--watch")
-        flags.follow_described(env, access, pools, drawn, color=color, report_extras=False)
+        showing.follow_described(env, access, pools, drawn, color=color, report_extras=False)
         return
-    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_renderers)
+    loaded = showing.described(env, access, source, pools, report_extras=False, prepare=_renderers)
     if output.format == "tree":
         env.out(drawn(loaded), nl=False, color=color)
     else:

@@ -10,7 +10,7 @@ import click
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.errors import ExitCode, MachinePoolError, NotFoundError, UsageError
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
@@ -120,9 +120,9 @@ def diagnose_command(
         flags.live_only(source, "--watch")
         if fail_on:
             raise UsageError("--fail-on needs one diagnosis, not --watch", hint="drop one of them")
-        flags.follow_described(env, access, pools, drawn, color=color, report_extras=True)
+        showing.follow_described(env, access, pools, drawn, color=color, report_extras=True)
         return
-    loaded = flags.described(env, access, source, pools, report_extras=True, prepare=_renderers)
+    loaded = showing.described(env, access, source, pools, report_extras=True, prepare=_renderers)
     view = view_of(loaded)
     if output.format == "text":
         env.out(text_of(view), nl=False, color=color)

@@ -6,7 +6,7 @@ import click
 
 from kubectl_machinepool.app.options import PoolScope, Source
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
@@ -83,7 +83,7 @@ def events_command(
         return document_text(document, output.format)
 
     if not watch:
-        loaded = flags.described(env, access, source, pools, report_extras=False)
+        loaded = showing.described(env, access, source, pools, report_extras=False)
         found = records(loaded)
         if not found and output.format == "table":
             if not loaded.notes:  # else what could not be read is warned, not "none"
@@ -111,7 +111,7 @@ def events_command(
             return ""
         return drawn(loaded, fresh, headers=first and not output.no_headers)
 
-    flags.follow_described(
+    showing.follow_described(
         env, access, pools, new_rows, color=False, report_extras=False, appended=True
     )
 

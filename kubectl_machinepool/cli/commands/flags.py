@@ -25,8 +25,6 @@ from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 
 if TYPE_CHECKING:
-    from kubectl_machinepool.app.reading import Loaded
-    from kubectl_machinepool.model.changes import Change
     from kubectl_machinepool.render.color import ColorMode
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -336,29 +334,6 @@ rules = group(
 )
 
 
-def described(
-    env: Environment,
-    access: AccessOptions,
-    source: Source,
-    pools: PoolScope,
-    *,
-    report_extras: bool,
-    prepare: Callable[[], None] | None = None,
-) -> Loaded:
-    """The read commands' common start: the pools described, what could not be read warned.
-    prepare: imports what the command goes on with, called while the reads run."""
-    from kubectl_machinepool.app import reading
-
-    now = source.now or env.now()
-    loaded = reading.load_description(
-        access, source, pools, now, env.stdin, report_extras=report_extras, prepare=prepare
-    )
-    env.keep(loaded)
-    for note in loaded.notes:
-        env.warn(note)
-    return loaded
-
-
 def _fleet(contexts: tuple[str, ...], all_contexts: bool) -> FleetOptions:
     names = tuple(n.strip() for value in contexts for n in value.split(","))
     if any(not n for n in names):
@@ -407,66 +382,3 @@ def live_only(source: Source, flag: str) -> None:
         raise UsageError(
             f"{flag} follows a live cluster and cannot read a dump", hint=f"drop -f, or {flag}"
         )
-
-
-def shown_again(
-    env: Environment,
-    text: str,
-    changes: Sequence[Change],
-    *,
-    first: bool,
-    color: bool,
-) -> None:
-    """A followed view once more: on a terminal in place of the last one, under a line saying
-    what changed; piped, after a line saying so (the first view as it is)."""
-    from kubectl_machinepool.base.timeutil import format_time
-    from kubectl_machinepool.render.changes import summary
-
-    what = "watching for changes, Ctrl-C ends" if first else summary(changes)
-    if env.stdout_tty:
-        env.clear()
-        env.out(f"{format_time(env.now())}  {what}")
-    elif not first:
-        env.out(f"--- {format_time(env.now())}: {what}")
-    env.out(text, nl=False, color=color)
-
-
-def follow_described(
-    env: Environment,
-    access: AccessOptions,
-    pools: PoolScope,
-    drawn: Callable[[Loaded], str],
-    *,
-    color: bool,
-    report_extras: bool,
-    appended: bool = False,
-) -> None:
-    """describe -w and diagnose -w: each view drawn and shown again on each change; a note
-    (what could not be read) is warned when it first appears. appended (events -w): what is
-    drawn is only what is new, printed as it is, and the namespace's Events are watched too."""
-    from kubectl_machinepool.app import reading
-
-    warned: set[str] = set()
-    first = [True]
-
-    def show(loaded: Loaded, changes: Sequence[Change]) -> None:
-        for note in loaded.notes:
-            if note not in warned:
-                warned.add(note)
-                env.warn(note)
-        text = drawn(loaded)
-        if appended:
-            env.out(text, nl=False)
-        else:
-            shown_again(env, text, changes, first=first[0], color=color)
-        first[0] = False
-
-    reading.follow_description(
-        access,
-        pools,
-        report_extras=report_extras,
-        show=show,
-        warn=env.warn,
-        clock=env.now,
-        events=appended,
-    )

@@ -11,7 +11,7 @@ import click
 
 from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
@@ -248,7 +248,7 @@ def _follow(
             if fresh:
                 env.out("".join(fresh), nl=False, color=color)
         else:
-            flags.shown_again(env, drawn(pools, namespace), changes, first=first[0], color=color)
+            showing.shown_again(env, drawn(pools, namespace), changes, first=first[0], color=color)
         first[0] = False
 
     reading.follow_pools(access, show=show, warn=env.warn)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from kubectl_machinepool.app.options import PoolScope, Source
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
@@ -70,7 +70,9 @@ def diff_metadata_command(
       # as if the manager ran with an extra label regex
       kubectl machinepool diff-metadata workers-0 --additional-sync-machine-labels '^example\\.com/'
     """
-    loaded = flags.described(env, access, source, pools, report_extras=False, prepare=_next_modules)
+    loaded = showing.described(
+        env, access, source, pools, report_extras=False, prepare=_next_modules
+    )
     from kubectl_machinepool.app import reading
     from kubectl_machinepool.base.apiversion import CAPI_GROUP
     from kubectl_machinepool.diagnostics.rules import core_controller
