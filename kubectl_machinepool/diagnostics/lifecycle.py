@@ -21,6 +21,7 @@ from kubectl_machinepool.diagnostics.healthchecks import owner_remediated
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.nodedrain import drain_bound
 from kubectl_machinepool.model.states import MachineState, NodeState, ObjectState
+from kubectl_machinepool.providers.registry import instance_deletion
 
 V1_8 = (1, 8, 0)
 
@@ -220,7 +221,9 @@ def unremediated_machines(rule: Rule, pool: PoolDescription, ctx: Context) -> It
 
 
 def oci_delete_is_a_no_op(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    if not pool.uses_machines or pool.pool.machine_kind != "OCIMachinePoolMachine":
+    infra = pool.infra
+    deletion = instance_deletion(infra.group, infra.kind, pool.pool.machine_kind) if infra else None
+    if not pool.uses_machines or deletion is None or deletion.deletes_instance:
         return
     deleting = [
         i.machine.object.name
@@ -367,7 +370,8 @@ RULES = [
         "R20",
         "Deleting a Machine does not delete the instance (OCI)",
         Severity.INFO,
-        "an OCI pool whose machine kind is OCIMachinePoolMachine; a warning when one of its "
+        "a pool whose provider keeps the instance when a Machine is deleted (CAPOCI's); a "
+        "warning when one of its "
         "Machines is being deleted",
         "CAPOCI only removes its finalizer: the Machine flow drains and deletes the Node, but the "
         "instance keeps running and is adopted again.",

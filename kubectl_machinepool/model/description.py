@@ -41,7 +41,8 @@ from kubectl_machinepool.model.states import (
 )
 from kubectl_machinepool.model.zones import PoolZones, pool_zones
 from kubectl_machinepool.providers.deletion import DeletionVerdict, pool_deletion_verdict
-from kubectl_machinepool.providers.registry import Provider, infra_pool
+from kubectl_machinepool.providers.records import Provider
+from kubectl_machinepool.providers.registry import infra_pool
 from kubectl_machinepool.providers.targets import Target, companion_name, infra_targets
 
 

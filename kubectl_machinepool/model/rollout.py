@@ -23,7 +23,8 @@ from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import Instance, same_version
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.providers.registry import Provider, infra_pool
+from kubectl_machinepool.providers.records import Provider
+from kubectl_machinepool.providers.registry import infra_pool
 
 UP_TO_DATE, OLD, UNKNOWN = "up-to-date", "old", "unknown"
 

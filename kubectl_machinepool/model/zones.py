@@ -19,7 +19,8 @@ from kubectl_machinepool.base.fields import RawObject, dig, scalar, text
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.pool import MachinePool
 from kubectl_machinepool.model.states import NodeState
-from kubectl_machinepool.providers.registry import Provider, ZoneSource, field_keys
+from kubectl_machinepool.providers.records import Provider, ZoneSource
+from kubectl_machinepool.providers.registry import field_keys
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 DEPRECATED_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"
@@ -29,14 +30,6 @@ MAX_ZONES = 100
 
 # A provider this tool has not verified: Cluster API passes spec.failureDomains to every one.
 _ASSUMED = ZoneSource(failure_domains=True)
-
-# How a Node's zone label names a pool's zone, as a key both compare by.
-NAMINGS: dict[str, Callable[[str], str]] = {
-    "as-named": lambda zone: zone,
-    # Azure labels a Node in zone "1" `<region>-1`; OCI's CCM labels a Node in AD 1 with the AD
-    # name, `PHX-AD-1`, which pools write as AD number 1 or `<tenancy>:PHX-AD-1`.
-    "numbered": lambda zone: zone.rpartition("-")[2],
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +113,7 @@ def expected_zones(
     are not known)."""
     source = zone_source(provider)
     kind = pool.infrastructure_ref.kind if pool.infrastructure_ref else "the infra pool"
-    naming = NAMINGS[source.naming]
+    naming = source.naming
     if (source.fields or source.placed_by) and infra is None:
         return None, f"{kind} was not read"
     if placed := next((p for p in source.placed_by if dig(infra, *field_keys(p))), None):
@@ -150,7 +143,7 @@ def pool_zones(
     """The Nodes of the pool's instances (those Cluster API matched: listed by providerID) per
     zone."""
     expected, source = expected_zones(pool, provider, infra)
-    naming = NAMINGS[zone_source(provider).naming]
+    naming = zone_source(provider).naming
     nodes: dict[str, list[int]] = {}
     shown: dict[str, str] = {}
     unlabelled = [0, 0]
@@ -231,7 +224,7 @@ def delete_balance(
         unknown = f"; the pool's zones are not known ({zones.source}): only its Nodes' zones count"
     node = instance.node
     zone = node_zone(node) if node else None
-    naming = NAMINGS[zone_source(provider).naming]
+    naming = zone_source(provider).naming
     keys = [naming(c.zone) for c in judged]
     counted = node is not None and instance.listed and bool(instance.provider_id)
     if zone is None or not counted or naming(zone) not in keys:

@@ -22,7 +22,8 @@ from typing import Any
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
 from kubectl_machinepool.base.fields import RawObject, strings
 from kubectl_machinepool.model.propagation import sync_args
-from kubectl_machinepool.providers.registry import PROVIDERS, ZoneSource
+from kubectl_machinepool.providers.records import ZoneSource
+from kubectl_machinepool.providers.registry import PROVIDERS
 from kubectl_machinepool.providers.targets import EMBEDDED_NAME_FIELDS, fields_read
 
 REMOVED = "<removed by kubectl-machinepool export>"
@@ -325,7 +326,7 @@ def _registry_fields() -> dict[tuple[str, str], tuple[str, ...]]:
             machine.append(provider.latest_model_field)
         if provider.companion is not None:
             companion = provider.companion
-            if companion.named == "embedded":
+            if companion.embedded:
                 pool += EMBEDDED_NAME_FIELDS
             found.setdefault((companion.group, companion.kind), []).extend(
                 fields_read(companion.version_fields)

@@ -36,87 +36,42 @@ infra pool has no such field, or it was not verified.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from kubectl_machinepool.base.apiversion import group_of
+from kubectl_machinepool.providers.readings import (
+    CAPG_IMAGE_FAMILY,
+    CAPZ_CAPI_OFFER,
+    CAPZ_REFERENCE_GALLERY_IMAGE,
+    EKS_RELEASE,
+    KUBERNETES,
+)
+from kubectl_machinepool.providers.records import (
+    Companion,
+    InstanceDeletion,
+    Provider,
+    VersionField,
+    ZoneSource,
+    numbered,
+)
 
 INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
 
 
-@dataclass(frozen=True, slots=True)
-class InstanceDeletion:
-    """What deleting one Machine of the pool does in the cloud (README: delete-machine)."""
-
-    # False: the Machine goes, but the instance keeps running (the tool refuses).
-    deletes_instance: bool
-    # One sentence: what deleting one Machine does.
-    effect: str
-    # Whether the provider removes the Machine annotated cluster.x-k8s.io/delete-machine first
-    # when replicas go down (cluster-autoscaler's way to remove a chosen instance).
-    honours_delete_annotation: bool
-    scale_down_effect: str
-    # Whether the annotation alone, before replicas go down, makes the provider delete it.
-    annotation_deletes: bool = False
-    # With replicas-managed-by the provider lowers spec.replicas to the cloud's count, so a
-    # deleted instance is not replaced: what deleting one does then. None: replaced as usual.
-    sticky_when_managed: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class VersionField:
-    """A field that names the Kubernetes release the provider rolls the pool to (#7248)."""
-
-    # Dotted from the object's root; `[]` crosses a list (each item is read).
-    path: str
-    # How its value names a release: a key of targets.READINGS.
-    reading: str
-    # Where the provider defines it, at the commit of the module docstring.
-    source: str
-    # The provider deploys this version instead of the MachinePool's (CAPOCI's OKE pools).
-    deployed: bool = False
-
-
-# CAPZ's reference images live in this community gallery; their versions are Kubernetes
-# releases (azure/services/virtualmachineimages/images.go).
-CAPZ_REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
 _CAPZ_POOL_TYPES = "exp/api/v1beta1/azuremachinepool_types.go, api/v1beta1/types.go"
 
 
 def _capz_images(root: str) -> tuple[VersionField, ...]:
     """An AzureMachinePool image (spec.template.image, or status.image: the one in use)."""
     return (
-        VersionField(f"{root}.computeGallery.version", "capz-reference-gallery", _CAPZ_POOL_TYPES),
-        VersionField(f"{root}.sharedGallery.version", "capz-reference-gallery", _CAPZ_POOL_TYPES),
-        VersionField(f"{root}.marketplace.version", "capz-capi-offer", _CAPZ_POOL_TYPES),
+        VersionField(
+            f"{root}.computeGallery.version", CAPZ_REFERENCE_GALLERY_IMAGE, _CAPZ_POOL_TYPES
+        ),
+        VersionField(
+            f"{root}.sharedGallery.version", CAPZ_REFERENCE_GALLERY_IMAGE, _CAPZ_POOL_TYPES
+        ),
+        VersionField(f"{root}.marketplace.version", CAPZ_CAPI_OFFER, _CAPZ_POOL_TYPES),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ZoneSource:
-    """Where the provider takes a pool's zones from, and what its cloud does to keep them even.
-
-    Balanced means every zone within one instance of the others, as AWS, Azure and GCP define it.
-    """
-
-    # The infra pool's own zone fields, in the provider's order of precedence.
-    fields: tuple[str, ...] = ()
-    # Fields that, when set, place instances by something whose zones the pool does not name
-    # (subnets): the zones are then not known here.
-    placed_by: tuple[str, ...] = ()
-    # Whether the MachinePool's spec.failureDomains is used when none of the fields is set.
-    failure_domains: bool = False
-    # How a Node's zone label names one of these zones: a key of zones.NAMINGS.
-    naming: str = "as-named"
-    # Where the cloud puts the instance that replaces a deleted one; None: not verified.
-    replacement: str | None = None
-    # Whether, and how, the cloud moves instances to even zones out; None: not verified.
-    rebalance: str | None = None
-    # The first of these infra pool fields that holds a boolean says whether that rebalancing
-    # is suspended.
-    rebalance_suspended: tuple[str, ...] = ()
-    # Where the behaviour above is stated.
-    source: str = ""
 
 
 _ASG_DOCS = (
@@ -142,7 +97,7 @@ def _capa_zones(
 
 _CAPZ_ZONES = ZoneSource(
     failure_domains=True,
-    naming="numbered",
+    naming=numbered,
     replacement="the VMSS adds the replacement to a zone that needs more VMs (best-effort zone "
     "balance; strict with spec.zoneBalance)",
     rebalance="nothing moves existing VMs: CAPZ sets no automatic zone rebalancing on the VMSS",
@@ -154,7 +109,7 @@ _CAPZ_ZONES = ZoneSource(
 def _aks_zones(field: str) -> ZoneSource:
     return ZoneSource(
         fields=(field,),
-        naming="numbered",
+        naming=numbered,
         replacement="AKS spreads the pool's nodes over its zones",
         source="AKS docs: availability zones (zone-spanning node pools)",
     )
@@ -163,7 +118,7 @@ def _aks_zones(field: str) -> ZoneSource:
 def _oci_zones(field: str) -> ZoneSource:
     # CAPOCI never reads spec.failureDomains; without a placement it uses every AD of the
     # cluster. The Node label is the AD name without its tenancy prefix (OCI CCM zones.go).
-    return ZoneSource(fields=(field,), naming="numbered", source="CAPOCI exp/api/v1beta2")
+    return ZoneSource(fields=(field,), naming=numbered, source="CAPOCI exp/api/v1beta2")
 
 
 _CAPD_ZONES = ZoneSource(
@@ -174,81 +129,25 @@ _CAPD_ZONES = ZoneSource(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Companion:
-    """An object the provider makes for each infra pool, holding what the cloud answers."""
-
-    group: str
-    kind: str
-    # How it is named: "infra-pool" (the infra pool's name, as CAPZ normalises it) or
-    # "embedded" (as the infra pool's spec.resources[] names an object of this kind).
-    named: str
-    version_fields: tuple[VersionField, ...]
-
-
 _ASO_AGENT_POOL_TYPES = (
     "azure-service-operator v2/api/containerservice/v1api20250801/"
     "managed_clusters_agent_pool_types_gen.go"
 )
 
 
-def _aks_agent_pool(named: str) -> Companion:
+def _aks_agent_pool(*, embedded: bool) -> Companion:
     """The ASO agent pool: the version CAPZ asks AKS for (the larger of the MachinePool's and
     the control plane's auto-upgrade version, azure/services/agentpools/spec.go), and the one
     AKS runs. status.nodeImageVersion names no Kubernetes release."""
     return Companion(
         "containerservice.azure.com",
         "ManagedClustersAgentPool",
-        named,
+        embedded,
         (
-            VersionField("spec.orchestratorVersion", "kubernetes", _ASO_AGENT_POOL_TYPES),
-            VersionField("status.currentOrchestratorVersion", "kubernetes", _ASO_AGENT_POOL_TYPES),
+            VersionField("spec.orchestratorVersion", KUBERNETES, _ASO_AGENT_POOL_TYPES),
+            VersionField("status.currentOrchestratorVersion", KUBERNETES, _ASO_AGENT_POOL_TYPES),
         ),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Provider:
-    """One infra pool kind, as its provider implements it."""
-
-    group: str
-    kind: str
-    # The project, as tests/support/provider_kinds.yaml names it.
-    project: str
-    # What one pool is in the cloud.
-    cloud_object: str
-    # status.infrastructureMachineKind as the provider sets it; None when it sets none.
-    machine_kind: str | None
-    # None when the pool has no per-instance Machines.
-    deletion: InstanceDeletion | None = None
-    # A condition that is True while the managed service rolls the pool, even when ready.
-    updating_condition: str | None = None
-    # A condition of the infra pool that is False while instances run an older model.
-    model_condition: str | None = None
-    # The infra machine's flag (a dotted path) that says it runs the pool's latest model.
-    latest_model_field: str | None = None
-    # Where the infra pool says which model (launch template version) new instances get: shown
-    # by rollout status (CAPA keeps no per-instance model; its status.instances[].version is
-    # never filled in, pkg/cloud/scope/machinepool.go UpdateInstanceStatuses).
-    model_version_field: str | None = None
-    # The label the managed service puts on each Node naming the image it runs (shown by
-    # rollout status as evidence, not compared: the target image is not in the pool's objects).
-    node_image_label: str | None = None
-    # Fields that name the Kubernetes release the pool rolls to, besides the MachinePool's.
-    version_fields: tuple[VersionField, ...] = ()
-    # The object the provider keeps the cloud's side in, with version fields of its own.
-    companion: Companion | None = None
-    # ROSA's infra pool version is OpenShift's: never compared with Kubernetes versions.
-    openshift_version_field: str | None = None
-    # Where the image is named, in the order the tool reads them.
-    image_fields: tuple[str, ...] = ()
-    # Where the pool's zones come from; None: not verified (spec.failureDomains is assumed).
-    zones: ZoneSource | None = None
-    # A provisioning state that can say Failed while status.ready is true.
-    provisioning_state_field: str | None = None
-    # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
-    # this tool warns about.
-    autoscaler_scale_in: str | None = None
 
 
 AKS_NODE_IMAGE = "kubernetes.azure.com/node-image-version"
@@ -266,7 +165,6 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "AzureMachinePool",
-        "CAPZ",
         "VMSS",
         "AzureMachinePoolMachine",
         InstanceDeletion(
@@ -281,7 +179,6 @@ PROVIDERS: tuple[Provider, ...] = (
         # The image asked for, and the one CAPZ put in the VMSS model (defaulted from the
         # MachinePool's version when none is asked for); status.version is never written.
         version_fields=(*_capz_images("spec.template.image"), *_capz_images("status.image")),
-        image_fields=("status.image", "spec.template.image"),
         provisioning_state_field="status.provisioningState",
         # CAPZ api/v1beta1/consts.go; azure/scope/machinepoolmachine.go sets the flag.
         model_condition="ScaleSetModelUpdated",
@@ -291,7 +188,6 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "AWSMachinePool",
-        "CAPA",
         "Auto Scaling Group",
         # Only with CAPA's MachinePoolMachines feature gate (default off).
         "AWSMachine",
@@ -301,7 +197,6 @@ PROVIDERS: tuple[Provider, ...] = (
             False,
             "CAPA ignores the annotation: the ASG termination policy picks the instance, undrained",
         ),
-        image_fields=("spec.awsLaunchTemplate.ami.id",),
         # CAPA suspends only the processes spec.suspendProcesses names
         # (exp/controllers/awsmachinepool_controller.go).
         zones=_capa_zones(
@@ -317,17 +212,15 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "AWSManagedMachinePool",
-        "CAPA",
         "EKS managed node group",
         None,
         # The EKS AMI release; CAPA sends it apart from the Kubernetes version it takes from
         # the MachinePool (pkg/cloud/services/eks/nodegroup.go reconcileNodegroupVersion).
         version_fields=(
             VersionField(
-                "spec.amiVersion", "eks-release", "exp/api/v1beta2/awsmanagedmachinepool_types.go"
+                "spec.amiVersion", EKS_RELEASE, "exp/api/v1beta2/awsmanagedmachinepool_types.go"
             ),
         ),
-        image_fields=("spec.awsLaunchTemplate.ami.id", "spec.amiVersion", "spec.amiType"),
         zones=_capa_zones(
             "spec.subnetIDs",
             "the node group's ASG evens the zones out (AZRebalance, which EKS relies on)",
@@ -339,20 +232,17 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "ROSAMachinePool",
-        "CAPA",
         "ROSA HCP node pool",
         None,
         updating_condition="RosaMachinePoolUpgrading",
-        openshift_version_field="spec.version",
         zones=ZoneSource(fields=("spec.availabilityZone",), placed_by=("spec.subnet",)),
     ),
     Provider(
         INFRA_GROUP,
         "AzureManagedMachinePool",
-        "CAPZ",
         "AKS agent pool",
         None,
-        companion=_aks_agent_pool("infra-pool"),
+        companion=_aks_agent_pool(embedded=False),
         zones=_aks_zones("spec.availabilityZones"),
         node_image_label=AKS_NODE_IMAGE,
     ),
@@ -362,24 +252,22 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "AzureASOManagedMachinePool",
-        "CAPZ",
         "AKS agent pool",
         None,
         version_fields=(
             VersionField(
                 "spec.resources[].spec.orchestratorVersion",
-                "kubernetes",
+                KUBERNETES,
                 "api/v1beta1/azureasomanagedmachinepool_types.go",
             ),
         ),
-        companion=_aks_agent_pool("embedded"),
+        companion=_aks_agent_pool(embedded=True),
         node_image_label=AKS_NODE_IMAGE,
         zones=_aks_zones("spec.resources[].spec.availabilityZones"),
     ),
     Provider(
         INFRA_GROUP,
         "GCPMachinePool",
-        "CAPG",
         "managed instance group",
         None,
         # spec.image takes precedence over spec.imageFamily; the single zone of its MIG comes
@@ -387,22 +275,19 @@ PROVIDERS: tuple[Provider, ...] = (
         # the MachinePool's minor (cloud/scope/machinepool.go InstanceImageSpec).
         version_fields=(
             VersionField(
-                "spec.imageFamily", "capg-image-family", "exp/api/v1beta1/gcpmachinepool_types.go"
+                "spec.imageFamily", CAPG_IMAGE_FAMILY, "exp/api/v1beta1/gcpmachinepool_types.go"
             ),
         ),
-        image_fields=("spec.image", "spec.imageFamily"),
         # A zonal MIG: CAPG refuses more than one zone (cloud/scope/machinepool.go).
         zones=ZoneSource(failure_domains=True),
     ),
     Provider(
         INFRA_GROUP,
         "GCPManagedMachinePool",
-        "CAPG",
         "GKE node pool",
         # Its own kind: core treats the pool as having Machines, but none exist.
         "GCPManagedMachinePool",
         updating_condition="GKEMachinePoolUpdating",
-        image_fields=("spec.imageType",),
         zones=ZoneSource(
             fields=("spec.nodeLocations",),
             replacement="the zone's instance group recreates its own instances",
@@ -414,17 +299,14 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "OCIMachinePool",
-        "CAPOCI",
         "instance pool",
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
-        image_fields=("spec.instanceConfiguration.instanceSourceViaImageConfig.imageId",),
         zones=_oci_zones("spec.placementDetails[].availabilityDomain"),
     ),
     Provider(
         INFRA_GROUP,
         "OCIManagedMachinePool",
-        "CAPOCI",
         "OKE node pool",
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
@@ -432,18 +314,16 @@ PROVIDERS: tuple[Provider, ...] = (
         version_fields=(
             VersionField(
                 "spec.version",
-                "kubernetes",
+                KUBERNETES,
                 "exp/api/v1beta2/ocimanagedmachinepool_types.go",
                 deployed=True,
             ),
         ),
-        image_fields=("spec.nodeSourceViaImage.imageId",),
         zones=_oci_zones("spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain"),
     ),
     Provider(
         INFRA_GROUP,
         "OCIVirtualMachinePool",
-        "CAPOCI",
         "OKE virtual node pool",
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
@@ -452,7 +332,6 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "ScalewayManagedMachinePool",
-        "Scaleway",
         "Kapsule pool",
         None,
         zones=ZoneSource(fields=("spec.zone",)),
@@ -460,27 +339,22 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "DevMachinePool",
-        "CAPI",
         "docker containers",
         "DevMachine",
         InstanceDeletion(True, _REPLACED, True, _ANNOTATED_FIRST),
-        image_fields=("spec.backend.docker.customImage",),
         zones=_CAPD_ZONES,
     ),
     Provider(
         INFRA_GROUP,
         "DockerMachinePool",
-        "CAPI",
         "docker containers",
         "DockerMachine",
         InstanceDeletion(True, _REPLACED, True, _ANNOTATED_FIRST),
-        image_fields=("spec.template.customImage",),
         zones=_CAPD_ZONES,
     ),
     Provider(
         INFRA_GROUP,
         "KwokMachinePool",
-        "kwok",
         "simulated nodes",
         "KwokMachine",
         InstanceDeletion(True, _REPLACED + " (simulated)", False, "the annotation is ignored"),

@@ -27,7 +27,6 @@ from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.states import node_state
 from kubectl_machinepool.model.zones import (
     DEPRECATED_ZONE_LABEL,
-    NAMINGS,
     ZONE_LABEL,
     PoolZones,
     ZoneCount,
@@ -37,6 +36,7 @@ from kubectl_machinepool.plans.deletechecks import plan_deletion
 from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.providers.records import numbered
 from kubectl_machinepool.providers.registry import PROVIDERS, infra_pool
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.deleteplan import render_plan
@@ -186,8 +186,8 @@ def test_azure_nodes_are_labelled_region_dash_zone(generation) -> None:
 def test_oci_ad_numbers_and_tenancy_prefixes_name_the_nodes_labels() -> None:
     """OCIMachinePool names ADs by number, OKE pools by `<tenancy>:<AD name>`; the OCI cloud
     controller labels a Node with the AD name alone."""
-    assert NAMINGS["numbered"]("PHX-AD-2") == NAMINGS["numbered"]("2")
-    assert NAMINGS["numbered"]("Uocm:PHX-AD-2") == NAMINGS["numbered"]("PHX-AD-2")
+    assert numbered("PHX-AD-2") == numbered("2")
+    assert numbered("Uocm:PHX-AD-2") == numbered("PHX-AD-2")
     by_number = pool_of(
         "oci-instance-pool",
         chain(
@@ -230,12 +230,11 @@ def test_an_unread_infra_pool_leaves_provider_fields_unknown() -> None:
     assert (zones.expected, zones.source) == (None, "AWSMachinePool was not read")
 
 
-def test_every_registered_zone_source_names_a_known_naming() -> None:
+def test_every_registered_zone_behaviour_names_its_source() -> None:
     for provider in PROVIDERS:
         source = provider.zones
         if source is None:
             continue
-        assert source.naming in NAMINGS, provider.kind
         if source.replacement or source.rebalance:
             assert source.source, provider.kind
 

@@ -1,0 +1,129 @@
+"""The record types of the provider registry (providers/registry.py): what one infra pool kind
+is, as its provider implements it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubectl_machinepool.providers.readings import Reading
+
+
+def as_named(zone: str) -> str:
+    return zone
+
+
+def numbered(zone: str) -> str:
+    """Azure labels a Node in zone "1" `<region>-1`; OCI's CCM labels a Node in AD 1 with the AD
+    name, `PHX-AD-1`, which pools write as AD number 1 or `<tenancy>:PHX-AD-1`."""
+    return zone.rpartition("-")[2]
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceDeletion:
+    """What deleting one Machine of the pool does in the cloud (README: delete-machine)."""
+
+    # False: the Machine goes, but the instance keeps running (the tool refuses).
+    deletes_instance: bool
+    # One sentence: what deleting one Machine does.
+    effect: str
+    # Whether the provider removes the Machine annotated cluster.x-k8s.io/delete-machine first
+    # when replicas go down (cluster-autoscaler's way to remove a chosen instance).
+    honours_delete_annotation: bool
+    scale_down_effect: str
+    # Whether the annotation alone, before replicas go down, makes the provider delete it.
+    annotation_deletes: bool = False
+    # With replicas-managed-by the provider lowers spec.replicas to the cloud's count, so a
+    # deleted instance is not replaced: what deleting one does then. None: replaced as usual.
+    sticky_when_managed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VersionField:
+    """A field that names the Kubernetes release the provider rolls the pool to (#7248)."""
+
+    # Dotted from the object's root; `[]` crosses a list (each item is read).
+    path: str
+    # How its value names a release.
+    reading: Reading
+    # Where the provider defines it, at the commit of the module docstring.
+    source: str
+    # The provider deploys this version instead of the MachinePool's (CAPOCI's OKE pools).
+    deployed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneSource:
+    """Where the provider takes a pool's zones from, and what its cloud does to keep them even.
+
+    Balanced means every zone within one instance of the others, as AWS, Azure and GCP define it.
+    """
+
+    # The infra pool's own zone fields, in the provider's order of precedence.
+    fields: tuple[str, ...] = ()
+    # Fields that, when set, place instances by something whose zones the pool does not name
+    # (subnets): the zones are then not known here.
+    placed_by: tuple[str, ...] = ()
+    # Whether the MachinePool's spec.failureDomains is used when none of the fields is set.
+    failure_domains: bool = False
+    # How a Node's zone label names one of these zones, as a key both compare by.
+    naming: Callable[[str], str] = as_named
+    # Where the cloud puts the instance that replaces a deleted one; None: not verified.
+    replacement: str | None = None
+    # Whether, and how, the cloud moves instances to even zones out; None: not verified.
+    rebalance: str | None = None
+    # The first of these infra pool fields that holds a boolean says whether that rebalancing
+    # is suspended.
+    rebalance_suspended: tuple[str, ...] = ()
+    # Where the behaviour above is stated.
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Companion:
+    """An object the provider makes for each infra pool, holding what the cloud answers."""
+
+    group: str
+    kind: str
+    # Named as the infra pool's spec.resources[] names an object of this kind; False: by the
+    # infra pool's name, as CAPZ normalises it.
+    embedded: bool
+    version_fields: tuple[VersionField, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One infra pool kind, as its provider implements it."""
+
+    group: str
+    kind: str
+    # What one pool is in the cloud.
+    cloud_object: str
+    # status.infrastructureMachineKind as the provider sets it; None when it sets none.
+    machine_kind: str | None
+    # None when the pool has no per-instance Machines.
+    deletion: InstanceDeletion | None = None
+    # A condition that is True while the managed service rolls the pool, even when ready.
+    updating_condition: str | None = None
+    # A condition of the infra pool that is False while instances run an older model.
+    model_condition: str | None = None
+    # The infra machine's flag (a dotted path) that says it runs the pool's latest model.
+    latest_model_field: str | None = None
+    # Where the infra pool says which model (launch template version) new instances get: shown
+    # by rollout status (CAPA keeps no per-instance model; its status.instances[].version is
+    # never filled in, pkg/cloud/scope/machinepool.go UpdateInstanceStatuses).
+    model_version_field: str | None = None
+    # The label the managed service puts on each Node naming the image it runs (shown by
+    # rollout status as evidence, not compared: the target image is not in the pool's objects).
+    node_image_label: str | None = None
+    # Fields that name the Kubernetes release the pool rolls to, besides the MachinePool's.
+    version_fields: tuple[VersionField, ...] = ()
+    # The object the provider keeps the cloud's side in, with version fields of its own.
+    companion: Companion | None = None
+    # Where the pool's zones come from; None: not verified (spec.failureDomains is assumed).
+    zones: ZoneSource | None = None
+    # A provisioning state that can say Failed while status.ready is true.
+    provisioning_state_field: str | None = None
+    # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
+    # this tool warns about.
+    autoscaler_scale_in: str | None = None
