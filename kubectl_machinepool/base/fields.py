@@ -100,3 +100,10 @@ def string_map(value: Any) -> dict[str, str]:
         if name is not None and content is not None:
             out[name] = content
     return out
+
+
+def field_keys(path: str) -> tuple[str, ...]:
+    """The keys to dig() for a field path that crosses no list."""
+    if "[]" in path:
+        raise ValueError(f"{path} crosses a list")
+    return tuple(path.split("."))

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
-from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
+from kubectl_machinepool.base.fields import (
+    RawObject,
+    dig,
+    field_keys,
+    integer,
+    items,
+    mapping,
+    text,
+)
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.diagnostics.core import (
@@ -20,7 +28,7 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.model.description import PoolDescription
-from kubectl_machinepool.providers.registry import field_keys, infra_pool_of
+from kubectl_machinepool.providers.registry import infra_pool_of
 
 TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 TOPOLOGY_MANAGER = "capi-topology"

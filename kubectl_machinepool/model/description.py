@@ -29,7 +29,12 @@ from kubectl_machinepool.model.outsiders import (
     groups_by_cluster,
     outside_nodes,
 )
-from kubectl_machinepool.model.pool import PAUSED_ANNOTATION, MachinePool, machine_pool
+from kubectl_machinepool.model.pool import (
+    PAUSED_ANNOTATION,
+    MachinePool,
+    machine_pool,
+    names_machines,
+)
 from kubectl_machinepool.model.selector import Selection, selected
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
 from kubectl_machinepool.model.states import (
@@ -166,11 +171,6 @@ def _versions(instances: list[Instance]) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(counted.items()))
 
 
-def _uses_machines(pool: MachinePool, infra: ObjectState | None) -> bool:
-    """MachinePool Machines exist when the infra pool names another kind as its machine kind."""
-    return bool(pool.machine_kind) and infra is not None and pool.machine_kind != infra.kind
-
-
 def _paused_by(pool: MachinePool, cluster_paused: bool) -> str | None:
     """Upstream pauses a pool for either reason; the Paused condition reports the same."""
     reasons = [PAUSED_ANNOTATION + " annotation"] if pool.paused else []
@@ -192,7 +192,7 @@ def describe_pool(
     boot_raw = snapshot.find(boot.api_group, boot.kind, pool.namespace, boot.name) if boot else None
     infra = infra_pool_state(infra_raw) if infra_raw else None
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
-    uses_machines = _uses_machines(pool, infra)
+    uses_machines = infra is not None and names_machines(pool.machine_kind, infra.kind)
     machine_group = infra.group if infra else ""
     ctx = InstanceContext(
         pool,

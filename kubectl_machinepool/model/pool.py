@@ -17,6 +17,7 @@ from kubectl_machinepool.base.fields import (
     RawObject,
     count,
     dig,
+    field_keys,
     integer,
     items,
     mapping,
@@ -27,7 +28,7 @@ from kubectl_machinepool.base.fields import (
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.model.conditions import Conditions, read_conditions
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.providers.registry import field_keys, infra_pool
+from kubectl_machinepool.providers.registry import infra_pool
 
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
 REPLICAS_MANAGED_BY = "cluster.x-k8s.io/replicas-managed-by"
@@ -43,6 +44,15 @@ class ObjectRef:
     kind: str
     name: str
     version: str | None = None
+
+
+def names_machines(machine_kind: str | None, infra_kind: str | None) -> bool:
+    """Whether an infra pool with this status.infrastructureMachineKind has MachinePool Machines.
+
+    Core creates Machines when the infra pool names a machine kind; GCPManagedMachinePool names
+    its own kind, for which no per-instance objects exist.
+    """
+    return bool(machine_kind) and machine_kind != infra_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +122,11 @@ class MachinePool:
 
     @property
     def has_machines(self) -> bool | None:
-        """Whether the pool has MachinePool Machines (None: the infra pool could not be read).
-
-        Core creates Machines when the infra pool names a machine kind; GCPManagedMachinePool
-        names its own kind, for which no per-instance objects exist.
-        """
+        """Whether the pool has MachinePool Machines (None: the infra pool could not be read)."""
         if not self.infra_pool_found:
             return None
         infra_kind = self.infrastructure_ref.kind if self.infrastructure_ref else None
-        return bool(self.machine_kind) and self.machine_kind != infra_kind
+        return names_machines(self.machine_kind, infra_kind)
 
 
 def _ref(raw: Any) -> ObjectRef | None:

@@ -15,12 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_machinepool.base.fields import RawObject, dig, scalar, text
+from kubectl_machinepool.base.fields import RawObject, dig, field_keys, scalar, text
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.pool import MachinePool
 from kubectl_machinepool.model.states import NodeState
 from kubectl_machinepool.providers.records import Provider, ZoneSource
-from kubectl_machinepool.providers.registry import field_keys
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 DEPRECATED_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"

@@ -400,10 +400,3 @@ def annotation_deletes(kind: str) -> bool:
     keeping one that was harmless is the safe mistake.
     """
     return any(p.kind == kind and p.deletion and p.deletion.annotation_deletes for p in PROVIDERS)
-
-
-def field_keys(path: str) -> tuple[str, ...]:
-    """The keys to dig() for a field path that crosses no list."""
-    if "[]" in path:
-        raise ValueError(f"{path} crosses a list")
-    return tuple(path.split("."))

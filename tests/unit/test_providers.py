@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from support.kinds import provider_kinds
 
+from kubectl_machinepool.base.fields import field_keys
 from kubectl_machinepool.providers.deletion import DeletionVerdict, Verdict, pool_deletion_verdict
 from kubectl_machinepool.providers.registry import (
     INFRA_GROUP,
     PROVIDERS,
     annotation_deletes,
-    field_keys,
     infra_pool,
     instance_deletion,
 )
