@@ -23,7 +23,8 @@ from kubectl_machinepool.base.errors import (
 )
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
-from kubectl_machinepool.kube.fetch import read_description, workload_disruption, workload_kube
+from kubectl_machinepool.kube.fetch import read_description
+from kubectl_machinepool.kube.workload import workload_disruption, workload_kube
 from kubectl_machinepool.kube.writing import Batch, Outcome, apply_writes
 from kubectl_machinepool.model.description import Description, describe
 from kubectl_machinepool.model.selector import Selection

@@ -1,7 +1,7 @@
 """Per-instance objects made smaller as each LIST page arrives, so memory follows what is shown.
 
 Thousands of Machines and infra machines are what a large pool's memory is made of (Nodes are
-kept only as the states made of them, fetch.workload_nodes). Two things shrink them without
+kept only as the states made of them, workload.workload_nodes). Two things shrink them without
 changing what any reader sees: fields no view or rule reads are forgotten, and equal small
 parts (a condition, a label set, an owner reference, a taint) are kept once and shared.
 json.loads makes a new dict and new strings for every one of them; in a healthy pool most are

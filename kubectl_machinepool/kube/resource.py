@@ -24,3 +24,12 @@ class Resource:
         if self.namespaced and namespace:
             return f"{base}/namespaces/{namespace}/{self.plural}"
         return f"{base}/{self.plural}"
+
+
+# The core kinds this tool reads.
+NODES = Resource("", "v1", "Node", "nodes", namespaced=False)
+EVENTS = Resource("", "v1", "Event", "events")
+SECRETS = Resource("", "v1", "Secret", "secrets")
+PODS = Resource("", "v1", "Pod", "pods")
+BUDGETS = Resource("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
+DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")

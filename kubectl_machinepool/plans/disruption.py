@@ -1,6 +1,6 @@
 """What a drain of a Node would meet: the PodDisruptionBudgets covering the pods it evicts.
 
-Pure: built from the workload cluster's Pods on the Node and its budgets, read by fetch.py.
+Pure: built from the workload cluster's Pods on the Node and its budgets, read by kube/workload.py.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from support.loopback import QuietHandler, serving
 from kubectl_machinepool.base.errors import ConfigError
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import connection_from_dict
-from kubectl_machinepool.kube.fetch import workload_nodes
+from kubectl_machinepool.kube.workload import workload_nodes
 
 NAMESPACE = "capi"
 CLUSTER = "prod"

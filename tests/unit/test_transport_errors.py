@@ -16,7 +16,7 @@ from support.run import run_cli
 from kubectl_machinepool.base.errors import UnreachableError
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection
-from kubectl_machinepool.kube.fetch import NODES
+from kubectl_machinepool.kube.resource import NODES
 from kubectl_machinepool.kube.transport import Settings
 
 

@@ -13,8 +13,8 @@ from support.loopback import QuietHandler, serving
 
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection
-from kubectl_machinepool.kube.fetch import workload_nodes
 from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.kube.workload import workload_nodes
 from kubectl_machinepool.model.states import node_state
 
 
