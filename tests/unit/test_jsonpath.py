@@ -17,11 +17,12 @@ from support.objects import list_scenario
 
 from kubectl_machinepool.model.pool import machine_pools
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.render import columns, jsonpath
+from kubectl_machinepool.render import columns
 from kubectl_machinepool.render.jsonpath import (
     TemplateError,
     go_float,
     go_json,
+    limits,
     parse,
     relaxed,
     sprint,
@@ -230,10 +231,10 @@ def test_relaxed_paths_are_kubectls() -> None:
 
 def test_the_budget_stops_a_template_that_would_never_end(monkeypatch) -> None:
     """Ranges never ended run what follows again after each loop: 2**60 passes here."""
-    monkeypatch.setattr(jsonpath, "MAX_VALUES", 50_000)
+    monkeypatch.setattr(limits, "MAX_VALUES", 50_000)
     with pytest.raises(TemplateError, match="more than 50000 values"):
         run("{range @}" * 60, {})
-    monkeypatch.setattr(jsonpath, "MAX_OUTPUT", 10_000)
+    monkeypatch.setattr(limits, "MAX_OUTPUT", 10_000)
     with pytest.raises(TemplateError, match="output passes"):
         run("{range .items[*]}{..}{end}")
 
