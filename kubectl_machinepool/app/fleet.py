@@ -15,6 +15,7 @@ from typing import TypeVar
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.kubefiles import kubeconfig_paths
+from kubectl_machinepool.kube.parallel import start_daemon
 from kubectl_machinepool.model.fleet import Read
 
 T = TypeVar("T")
@@ -74,9 +75,7 @@ def read_each(
                 found[name] = Read(name, value)
 
     # Daemon threads, as parallel.py's: a silent server must not outlive Ctrl-C.
-    threads = [threading.Thread(target=one, args=(n,), daemon=True) for n in names]
-    for thread in threads:
-        thread.start()
+    threads = [start_daemon(one, n) for n in names]
     for thread in threads:
         thread.join()
     if failures:

@@ -25,6 +25,7 @@ from functools import partial
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import dig, text
 from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.parallel import start_daemon
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.kube.watch import WATCH_SLACK, Health
 from kubectl_machinepool.model.changes import LISTED, Change
@@ -81,7 +82,7 @@ class Changes:
             index = len(self._watched)
             self._watched.append(watched)
             self._heard.append(self._clock())
-        threading.Thread(target=self._run, args=(index, started), daemon=True).start()
+        start_daemon(self._run, index, started)
 
     def started(self, timeout: float) -> bool:
         """Until every watch has its first answer (or gave up): from then on no change is

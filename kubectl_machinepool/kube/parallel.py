@@ -7,9 +7,10 @@ executor's workers are joined at exit.
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -17,6 +18,24 @@ T = TypeVar("T")
 # queue on the API server and contend for the interpreter while decoding.
 MAX_PARALLEL = 8
 _slots = threading.BoundedSemaphore(MAX_PARALLEL)
+
+
+def start_daemon(target: Callable[..., object], *args: Any) -> threading.Thread:
+    """A daemon thread running target(*args), with SIGINT and SIGTERM blocked in it.
+
+    Python runs signal handlers in the main thread only; a signal the kernel hands to another
+    thread just sets a flag there, and a main thread blocked in a request without a timeout
+    would never see it: Ctrl-C would do nothing. Blocked here, the kernel delivers it to the
+    main thread, interrupting what it waits for.
+    """
+
+    def run() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        target(*args)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
 
 
 class Pending(Generic[T]):
@@ -28,8 +47,7 @@ class Pending(Generic[T]):
         self._call = call
         self._value: tuple[T] | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+        self._thread = start_daemon(self._run)
 
     def _run(self) -> None:
         with _slots:

@@ -315,7 +315,10 @@ class _Interrupter:
     def _run(self) -> None:
         while not self._finished.is_set():
             if self._arrived.wait(0.05):
-                os.kill(os.getpid(), signal.SIGINT)
+                # To the plugin's thread, as a terminal's Ctrl-C reaches the plugin alone: sent
+                # to the process, the kernel may hand it to a proxy thread, where it only sets
+                # a flag, and a request without timeout in the main thread never returns.
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
                 return
 
     def stop(self) -> None:

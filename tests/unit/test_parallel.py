@@ -56,3 +56,18 @@ def test_a_read_thread_does_not_keep_the_process_alive() -> None:
         [sys.executable, "-c", program], check=False, capture_output=True, text=True, timeout=30
     )
     assert (done.returncode, done.stdout) == (0, "done\n")
+
+
+def test_our_threads_leave_sigint_and_sigterm_to_the_main_thread() -> None:
+    """Ctrl-C must reach the main thread, which may be blocked in a request without timeout: a
+    signal handed to a reading thread would only set a flag there."""
+    import signal
+
+    def mask() -> set[signal.Signals]:
+        return set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+    assert {signal.SIGINT, signal.SIGTERM} <= Pending(mask).result()
+    seen: list[set[signal.Signals]] = []
+    parallel.start_daemon(lambda: seen.append(mask())).join()
+    assert {signal.SIGINT, signal.SIGTERM} <= seen[0]
+    assert signal.SIGINT not in mask()
