@@ -1,4 +1,4 @@
-"""Requests and API discovery: what the API server is asked, over transport.py.
+"""Requests: what the API server is asked, over transport.py (discovery.py resolves kinds).
 
 It speaks raw JSON (no typed models: the Kubernetes client is not used at all, its import alone
 costs more than a fleet's describe), lists in chunks, and translates every transport or API
@@ -19,16 +19,18 @@ from urllib.parse import urlencode
 
 from kubectl_machinepool.base.apiversion import (
     CAPI_GROUP,
-    contract_versions,
-    crd_plural,
-    newest,
-    version_priority,
 )
 from kubectl_machinepool.base.errors import ClusterAccessError, MachinePoolError, NotFoundError
-from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
+from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.kube.apierrors import Retry, api_error, retry_after, transport_errors
 from kubectl_machinepool.kube.connection import Connection, load_connection
+from kubectl_machinepool.kube.discovery import (
+    CAPI_PLURALS,
+    from_crd,
+    from_discovery,
+    served_capi_version,
+)
 from kubectl_machinepool.kube.liststream import NotAList, read_list, without_managed_fields
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.kube.transport import Answer, Headers, Timeout, Transport
@@ -51,14 +53,6 @@ MAX_ANSWER = 64 << 20
 MAX_LIST_ANSWER = 256 << 20
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 T = TypeVar("T")
-
-
-CAPI_PLURALS = {
-    "Cluster": "clusters",
-    "MachinePool": "machinepools",
-    "Machine": "machines",
-    "MachineHealthCheck": "machinehealthchecks",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,26 +394,8 @@ class Kube:
         """The Cluster API version to read: v1beta2 (CAPI 1.11+) when served, else v1beta1.
         Asked once per run."""
         if self._capi_version is None:
-            self._capi_version = self._served_capi_version()
+            self._capi_version = served_capi_version(self)
         return self._capi_version
-
-    def _served_capi_version(self) -> str:
-        try:
-            group = self.request("GET", f"/apis/{CAPI_GROUP}")
-        except NotFoundError:
-            raise NotFoundError(
-                f"Cluster API is not installed on {self.where}: "
-                f"the {CAPI_GROUP} API group is not served",
-                hint="MachinePools live on the management cluster; check --context",
-            ) from None
-        served = [v.get("version") for v in items(group.get("versions"))]
-        for version in ("v1beta2", "v1beta1"):
-            if version in served:
-                return version
-        raise NotFoundError(
-            f"{self.where} serves {CAPI_GROUP} only in {', '.join(map(str, served))}",
-            hint="supported: Cluster API v1beta1 (up to 1.10) and v1beta2 (1.11 and later)",
-        )
 
     def machine_pools(
         self, namespace: str | None, selector: str | None = None
@@ -455,46 +431,10 @@ class Kube:
         """
         key = (group, kind)
         if key not in self._resources:
-            found = self._from_crd(group, kind, preferred) or self._from_discovery(
-                group, kind, preferred
+            found = from_crd(self, group, kind, preferred) or from_discovery(
+                self, group, kind, preferred
             )
             if found is None:
                 raise NotFoundError(f"no API on {self.where} serves kind {kind} in group {group}")
             self._resources[key] = found
         return self._resources[key]
-
-    def _from_crd(self, group: str, kind: str, preferred: str | None) -> Resource | None:
-        path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd_plural(kind)}.{group}"
-        try:
-            crd = self.request("GET", path)
-        except MachinePoolError:
-            return None  # no CRD access, no such CRD, or a failing server: ask discovery
-        spec = mapping(crd.get("spec"))
-        served = [text(v.get("name")) or "" for v in items(spec.get("versions")) if v.get("served")]
-        labels = mapping(dig(crd, "metadata", "labels"))
-        by_contract = [v for v in contract_versions(labels) if v in served]
-        version = preferred if preferred in served else newest(by_contract) or newest(served)
-        if version is None:
-            return None
-        return Resource(
-            group,
-            version,
-            kind,
-            text(dig(spec, "names", "plural")) or crd_plural(kind),
-            spec.get("scope") != "Cluster",
-        )
-
-    def _from_discovery(self, group: str, kind: str, preferred: str | None) -> Resource | None:
-        try:
-            api_group = self.request("GET", f"/apis/{group}")
-        except NotFoundError:
-            return None
-        versions = [text(v.get("version")) or "" for v in items(api_group.get("versions"))]
-        versions.sort(key=lambda v: (v == preferred, version_priority(v)), reverse=True)
-        for version in versions:
-            listed = self.request("GET", f"/apis/{group}/{version}").get("resources")
-            for res in items(listed):
-                name = text(res.get("name")) or ""
-                if res.get("kind") == kind and name and "/" not in name:
-                    return Resource(group, version, kind, name, bool(res.get("namespaced")))
-        return None

@@ -215,4 +215,5 @@ def test_list_loads_the_jsonpath_modules_only_for_the_formats_using_them(env) ->
     ]:
         output, loaded_now = run_entry_point(env, "kubectl-machinepool", argv)
         assert output, argv
-        assert loaded(loaded_now, modules) == wanted, argv
+        # jsonpath is a package: any of its modules counts as it.
+        assert sorted({r for r in modules if loaded(loaded_now, (r,))}) == wanted, argv
