@@ -23,14 +23,8 @@ from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.healthchecks import check_sentence
 from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
-from kubectl_machinepool.render.treeview import (
-    ELLIPSIS,
-    Headline,
-    Health,
-    RowKind,
-    TreeRow,
-    build_tree,
-)
+from kubectl_machinepool.render.treerows import ELLIPSIS, Headline, Health, RowKind, TreeRow
+from kubectl_machinepool.render.treeview import build_tree
 from kubectl_machinepool.render.wrap import line_width, visible_width, wrap
 from kubectl_machinepool.render.zones import zones_line
 

@@ -10,15 +10,14 @@ model what the tree means without reading drawn text.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import Finding
-from kubectl_machinepool.model.conditions import Condition, Conditions
+from kubectl_machinepool.model.conditions import Conditions
 from kubectl_machinepool.model.description import (
     ClusterDescription,
     Description,
@@ -28,71 +27,17 @@ from kubectl_machinepool.model.description import (
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.outsiders import OutsideNode
 from kubectl_machinepool.model.states import NodeState, ObjectState
-
-# Where a long providerID was shortened; the printer shows it with its glyph set's ellipsis.
-ELLIPSIS = "\u2026"
-
-
-class Health(enum.Enum):
-    OK = "ok"
-    # Unknown status, or a v1beta1 condition of severity Info or Warning.
-    WARNING = "warning"
-    ERROR = "error"
-    # Nothing says: no condition, or a group whose Nodes were not read.
-    UNKNOWN = "unknown"
-
-
-class RowKind(enum.Enum):
-    CLUSTER = "cluster"
-    POOL = "pool"
-    OBJECT = "object"  # bootstrap config, infra pool, infra machine
-    MACHINE = "machine"
-    PROVIDER_ID = "providerID"  # an instance of a pool without Machines
-    NODE = "node"
-    GROUP = "group"  # healthy instances folded into one row
-    CONDITION = "condition"  # one condition of the row above (--show-conditions)
-
-
-@dataclass(frozen=True, slots=True)
-class Headline:
-    """The condition that says most about a row: the CONDITION to SINCE columns."""
-
-    type: str
-    status: str
-    reason: str
-    severity: str
-    # How long ago it last changed, at the description's now.
-    age: timedelta | None
-    message: str
-    # "v1beta1" or "v1beta2" (Cluster API's two sets; Nodes' read as v1beta2), or "status" when
-    # the row shows status.ready because the object has no conditions.
-    condition_set: str
-    health: Health
-
-
-@dataclass(frozen=True, slots=True)
-class TreeRow:
-    kind: RowKind
-    label: str
-    ready: str = ""
-    available: str = ""
-    phase: str = ""
-    version: str = ""
-    headline: Headline | None = None
-    message: str = ""
-    # The message reports a problem (failure, deletion, an instance's problems).
-    problem: bool = False
-    # Codes of the findings that concern this row, sorted, each once.
-    codes: tuple[str, ...] = ()
-    health: Health = Health.UNKNOWN
-    children: tuple[TreeRow, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TreeModel:
-    """One root row per Cluster, and the findings listed below its tree."""
-
-    roots: tuple[tuple[TreeRow, tuple[Finding, ...]], ...]
+from kubectl_machinepool.render.treerows import (
+    ELLIPSIS,
+    Health,
+    RowKind,
+    TreeModel,
+    TreeRow,
+    headline,
+    health_of,
+    make_row,
+    object_headline,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,96 +48,24 @@ class _Context:
     findings: tuple[Finding, ...]
 
 
-# -- headlines --------------------------------------------------------------------------------
-
-
-def condition_health(cond: Condition) -> Health:
-    if cond.good:
-        return Health.OK
-    if cond.status == "Unknown" or cond.severity in ("Info", "Warning"):
-        return Health.WARNING
-    return Health.ERROR
-
-
-def headline(cond: Condition, now: datetime, condition_set: str | None = None) -> Headline:
-    return Headline(
-        type=cond.type,
-        status=cond.status,
-        reason=cond.reason,
-        severity=cond.severity,
-        age=now - cond.since if cond.since else None,
-        message=cond.message,
-        condition_set=condition_set or cond.generation,
-        health=condition_health(cond),
-    )
-
-
-# The condition that says most about each kind; others fall back to Ready, then Available.
-_HEADLINE = {"Cluster": ("Available", "Ready"), "Machine": ("Ready",), "Node": ("Ready",)}
-
-
-def _important(state: ObjectState) -> Condition | None:
-    if state.deleting_since is not None and state.conditions.get("Deleting"):
-        return state.conditions.get("Deleting")
-    found = state.conditions.first(*_HEADLINE.get(state.kind, ("Ready", "Available")))
-    if found is not None:
-        return found
-    # Anything unhealthy is more telling than nothing.
-    return next((c for c in state.conditions.all if not c.good), None)
-
-
-def _object_headline(state: ObjectState, now: datetime) -> Headline | None:
-    cond = _important(state)
-    if cond is not None:
-        return headline(cond, now)
-    # Objects without conditions (e.g. AzureASOManagedMachinePool) still say status.ready.
-    if state.ready is None:
-        return None
-    return headline(Condition("status.ready", "True" if state.ready else "False"), now, "status")
-
-
-def _health(head: Headline | None, problem: bool) -> Health:
-    if problem:
-        return Health.ERROR
-    return head.health if head is not None else Health.UNKNOWN
-
-
-def _row(
-    kind: RowKind,
-    label: str,
-    head: Headline | None = None,
-    *,
-    message: str | None = None,
-    problem: bool = False,
-    **cells: Any,
-) -> TreeRow:
-    """A row whose message is its headline's unless told otherwise; health follows both."""
-    if message is None:
-        message = head.message if head is not None else ""
-    health = _health(head, problem)
-    return TreeRow(
-        kind, label, headline=head, message=message, problem=problem, health=health, **cells
-    )
-
-
 # -- rows for objects -------------------------------------------------------------------------
 
 
 def _conditions(kind: str, conditions: Conditions, ctx: _Context) -> list[TreeRow]:
     if "all" not in ctx.show_conditions and kind.lower() not in ctx.show_conditions:
         return []
-    return [_row(RowKind.CONDITION, c.type, headline(c, ctx.now)) for c in conditions.all]
+    return [make_row(RowKind.CONDITION, c.type, headline(c, ctx.now)) for c in conditions.all]
 
 
 def _object(state: ObjectState, ctx: _Context, kind: RowKind = RowKind.OBJECT) -> TreeRow:
     ns = f"{state.namespace}/" if state.namespace else ""
-    head = _object_headline(state, ctx.now)
+    head = object_headline(state, ctx.now)
     message, problem = (head.message if head else ""), False
     if state.failure:
         message, problem = f"failure: {state.failure}", True
     if state.deleting_since is not None and not message:
         message = f"deleting for {human_duration(ctx.now - state.deleting_since)}"
-    return _row(
+    return make_row(
         kind,
         f"{state.kind} {ns}{state.name}",
         head,
@@ -205,7 +78,7 @@ def _object(state: ObjectState, ctx: _Context, kind: RowKind = RowKind.OBJECT) -
 
 def _node(node: NodeState, ctx: _Context) -> TreeRow:
     cond = node.conditions.get("Ready")
-    return _row(
+    return make_row(
         RowKind.NODE,
         f"Node {node.name}",
         headline(cond, ctx.now) if cond else None,
@@ -248,7 +121,7 @@ def _instance(instance: Instance, pool: PoolDescription, ctx: _Context) -> TreeR
         row = _object(machine.object, ctx, RowKind.MACHINE)
         base["version"] = machine.version or ""
     else:
-        row = _row(RowKind.PROVIDER_ID, f"providerID {short_provider_id(instance.provider_id)}")
+        row = make_row(RowKind.PROVIDER_ID, f"providerID {short_provider_id(instance.provider_id)}")
     if instance.problems:
         base |= {"message": "; ".join(instance.problems), "problem": True}
     extra = [_object(instance.infra_machine, ctx)] if instance.infra_machine else []
@@ -261,7 +134,7 @@ def _instance(instance: Instance, pool: PoolDescription, ctx: _Context) -> TreeR
 def _rebuilt(row: TreeRow, **changes: Any) -> TreeRow:
     """The row with some cells changed; its health follows a changed message."""
     changed = replace(row, **changes)
-    return replace(changed, health=_health(changed.headline, changed.problem))
+    return replace(changed, health=health_of(changed.headline, changed.problem))
 
 
 def _group(
@@ -331,7 +204,7 @@ def _pool(pool: PoolDescription, ctx: _Context) -> TreeRow:
         message, problem = f"failure: {mp.failure}", True
     where = (mp.namespace, mp.name)
     parts = [_object(s, ctx) for s in (pool.bootstrap, pool.infra) if s is not None]
-    return _row(
+    return make_row(
         RowKind.POOL,
         f"MachinePool {mp.namespace}/{mp.name}",
         head,
@@ -408,9 +281,9 @@ def _cluster(cluster: ClusterDescription, ctx: _Context) -> TreeRow:
     if cluster.cluster is not None:
         row = _object(cluster.cluster, ctx, RowKind.CLUSTER)
     elif cluster.cluster_unread:
-        row = _row(RowKind.CLUSTER, label, message="Cluster not readable")
+        row = make_row(RowKind.CLUSTER, label, message="Cluster not readable")
     else:
-        row = _row(RowKind.CLUSTER, label, message="Cluster object not found", problem=True)
+        row = make_row(RowKind.CLUSTER, label, message="Cluster object not found", problem=True)
     changes: dict[str, object] = {}
     if cluster.paused:
         changes = {"message": "spec.paused is true: nothing is reconciled", "problem": True}

@@ -21,7 +21,8 @@ from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import ClusterDescription, describe
 from kubectl_machinepool.model.outsiders import OutsideNode, OutsideNodes, provider_group
 from kubectl_machinepool.model.selector import Selection
-from kubectl_machinepool.render.treeview import Health, RowKind, build_tree
+from kubectl_machinepool.render.treerows import Health, RowKind
+from kubectl_machinepool.render.treeview import build_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI = "cluster.x-k8s.io"

@@ -21,7 +21,8 @@ from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.glyphs import ASCII
 from kubectl_machinepool.render.structured import to_json
 from kubectl_machinepool.render.tree import TreeOptions, render_tree, tree_table
-from kubectl_machinepool.render.treeview import RowKind, TreeRow, headline, short_provider_id
+from kubectl_machinepool.render.treerows import RowKind, TreeRow, headline
+from kubectl_machinepool.render.treeview import short_provider_id
 
 SCHEMA = json.loads(
     resources.files("kubectl_machinepool").joinpath("schemas/describe.json").read_text()

@@ -14,7 +14,8 @@ from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import describe
 from kubectl_machinepool.model.selector import Selection
-from kubectl_machinepool.render.treeview import Health, RowKind, TreeModel, TreeRow, build_tree
+from kubectl_machinepool.render.treerows import Health, RowKind, TreeModel, TreeRow
+from kubectl_machinepool.render.treeview import build_tree
 
 
 def model(scenario: str, nodes_known: bool = True, **options: object) -> TreeModel:

@@ -21,7 +21,7 @@ from kubectl_machinepool.offline.dump import load_dump
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.table import SEPARATOR
 from kubectl_machinepool.render.tree import MESSAGE_MIN, TreeOptions, render_tree, tree_table
-from kubectl_machinepool.render.treeview import RowKind, TreeRow, headline
+from kubectl_machinepool.render.treerows import RowKind, TreeRow, headline
 from kubectl_machinepool.render.wrap import NARROWEST, visible_width
 
 ROOT = Path(__file__).resolve().parents[2]
