@@ -37,7 +37,7 @@ AUTOSCALER_MAX = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
 
 @dataclass(frozen=True, slots=True)
-class ObjectRef:
+class TemplateRef:
     """A reference from a MachinePool template; version is known only for v1beta1 refs."""
 
     api_group: str
@@ -72,8 +72,8 @@ class MachinePool:
     available: int
     phase: str
     version: str | None
-    infrastructure_ref: ObjectRef | None
-    bootstrap_ref: ObjectRef | None
+    infrastructure_ref: TemplateRef | None
+    bootstrap_ref: TemplateRef | None
     failure_domains: tuple[str, ...]
     # From the infra pool's status.infrastructureMachineKind; None when the infra pool is unread.
     infra_pool_found: bool
@@ -129,11 +129,11 @@ class MachinePool:
         return names_machines(self.machine_kind, infra_kind)
 
 
-def _ref(raw: Any) -> ObjectRef | None:
+def _ref(raw: Any) -> TemplateRef | None:
     kind = text(dig(raw, "kind"))
     if kind is None:
         return None
-    return ObjectRef(
+    return TemplateRef(
         api_group=ref_group(raw),
         kind=kind,
         name=text(dig(raw, "name")) or "",
@@ -170,7 +170,7 @@ def _failure(pool: RawObject) -> str | None:
     return ": ".join(p for p in parts if p) or None
 
 
-def _infra_version(infra_ref: ObjectRef | None, infra: RawObject | None) -> str | None:
+def _infra_version(infra_ref: TemplateRef | None, infra: RawObject | None) -> str | None:
     """The Kubernetes version kept on the infra object, for kinds whose provider deploys it
     instead of the MachinePool's (#7248)."""
     provider = infra_pool(infra_ref.api_group, infra_ref.kind) if infra_ref else None

@@ -12,7 +12,7 @@ from kubectl_machinepool.model.description import ClusterDescription, Descriptio
 from kubectl_machinepool.model.healthchecks import PoolHealthCheck, UnhealthyCondition
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.outsiders import OutsideNode, OutsideNodes
-from kubectl_machinepool.model.pool import MachinePool, ObjectRef
+from kubectl_machinepool.model.pool import MachinePool, TemplateRef
 from kubectl_machinepool.model.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.model.zones import PoolZones
 from kubectl_machinepool.render.events import event_doc
@@ -44,7 +44,7 @@ def to_yaml(document: Any) -> str:
 # -- list: a summary per pool -----------------------------------------------------------------
 
 
-def _ref_dict(ref: ObjectRef | None) -> dict[str, Any] | None:
+def _ref_dict(ref: TemplateRef | None) -> dict[str, Any] | None:
     if ref is None:
         return None
     return {"apiGroup": ref.api_group, "kind": ref.kind, "name": ref.name}
