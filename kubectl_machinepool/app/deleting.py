@@ -24,6 +24,7 @@ from kubectl_machinepool.base.errors import (
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
 from kubectl_machinepool.kube.fetch import read_description
+from kubectl_machinepool.kube.permissions import permissions as permitted
 from kubectl_machinepool.kube.workload import workload_disruption, workload_kube
 from kubectl_machinepool.kube.writing import Batch, Outcome, apply_writes
 from kubectl_machinepool.model.description import Description, describe
@@ -33,7 +34,6 @@ from kubectl_machinepool.plans.deletechecks import plan_deletion
 from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Target, Wanted, find_target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
-from kubectl_machinepool.plans.writes import Access
 from kubectl_machinepool.providers.deletion import Verdict
 
 Report = Callable[[str], None]
@@ -103,18 +103,6 @@ def _one_target(targets: list[Target], wanted: Wanted, namespace: str | None) ->
             hint="pick one with -n NAMESPACE, or --pool NAME within a namespace",
         )
     return targets[0]
-
-
-def _permissions(
-    kube: Kube, target: Target, request: Request, now: datetime
-) -> dict[Access, bool | None]:
-    answers: dict[Access, bool | None] = {}
-    for write in writes_for(target, request, now):
-        try:
-            answers[write.access] = kube.allowed(write.access.attributes)
-        except MachinePoolError:
-            answers[write.access] = None  # could not ask: the plan says so
-    return answers
 
 
 def _disruption(kube: Kube, target: Target, asked: DeleteMachine) -> Disruption:
@@ -197,7 +185,7 @@ def _plan(kube: Kube, asked: DeleteMachine, warn: Report, now: datetime) -> Plan
     target = _one_target(targets, asked.wanted, namespace)
     _readable(snapshot, target)
     request = asked.request
-    permissions = _permissions(kube, target, request, now)
+    permissions = permitted(kube, writes_for(target, request, now))
     disruption = _disruption(kube, target, asked)
     return plan_deletion(target, request, now, permissions, disruption)
 

@@ -20,19 +20,16 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.shell_completion import CompletionItem
 
-from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.kube.kubefiles import kubeconfig_files, kubeconfig_paths
 
 if TYPE_CHECKING:
-    from kubectl_machinepool.kube.client import Kube
-    from kubectl_machinepool.kube.resource import Resource
+    from kubectl_machinepool.kube.names import Read, Values
 
 TIMEOUT = 2.0
 # A credential plugin (aws, gcloud) may take seconds to start; a TAB must still end.
 PLUGIN_TIMEOUT = 10.0
 TTL = 5.0
-Values = list[tuple[str, str]]  # (value, description)
 
 
 def _params(ctx: click.Context) -> dict[str, Any]:
@@ -109,21 +106,24 @@ def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
 
 
 def _from_cluster(
-    ctx: click.Context, incomplete: str, what: str, read: Callable[[Kube, str | None], Values]
+    ctx: click.Context, incomplete: str, what: str, read: Callable[[], Read]
 ) -> list[CompletionItem]:
+    """read(): the kube.names reader, imported only when the cache has no answer."""
     params = _params(ctx)
 
     def produce() -> Values:
-        from kubectl_machinepool.kube.client import Kube
-        from kubectl_machinepool.kube.connection import load_connection
+        from kubectl_machinepool.kube.names import read_names
 
-        connection = load_connection(
-            params.get("kubeconfig"), params.get("context"), plugin_timeout=PLUGIN_TIMEOUT
+        return read_names(
+            read(),
+            kubeconfig=params.get("kubeconfig"),
+            context=params.get("context"),
+            namespace=params.get("namespace"),
+            all_namespaces=bool(params.get("all_namespaces")),
+            pool=params.get("pool"),
+            timeout=TIMEOUT,
+            plugin_timeout=PLUGIN_TIMEOUT,
         )
-        all_namespaces = params.get("all_namespaces")
-        namespace = None if all_namespaces else params.get("namespace") or connection.namespace
-        with Kube(connection, TIMEOUT) as kube:
-            return read(kube, namespace)
 
     try:
         return _offer(_cached(_cache_key(what, params), produce), incomplete)
@@ -131,25 +131,13 @@ def _from_cluster(
         return []
 
 
-def _capi(kube: Kube, kind: str, plural: str) -> Resource:
-    from kubectl_machinepool.base.apiversion import CAPI_GROUP
-    from kubectl_machinepool.kube.resource import Resource
-
-    return Resource(CAPI_GROUP, kube.capi_version(), kind, plural)
-
-
-def _pools(kube: Kube, namespace: str | None) -> list[dict[str, Any]]:
-    return kube.list(_capi(kube, "MachinePool", "machinepools"), namespace)
-
-
 def pool_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    def read(kube: Kube, namespace: str | None) -> Values:
-        return sorted(
-            (text(dig(p, "metadata", "name")) or "", f"Cluster {dig(p, 'spec', 'clusterName')}")
-            for p in _pools(kube, namespace)
-        )
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import pools
+
+        return pools
 
     return _from_cluster(ctx, incomplete, "pools", read)
 
@@ -157,9 +145,10 @@ def pool_names(
 def cluster_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    def read(kube: Kube, namespace: str | None) -> Values:
-        found = kube.list(_capi(kube, "Cluster", "clusters"), namespace, metadata_only=True)
-        return sorted((text(dig(c, "metadata", "name")) or "", "") for c in found)
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import clusters
+
+        return clusters
 
     return _from_cluster(ctx, incomplete, "clusters", read)
 
@@ -167,21 +156,10 @@ def cluster_names(
 def machine_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    """Machines of the pool given with --pool, else of every pool in the namespace."""
-    pool = _params(ctx).get("pool")
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import machines
 
-    def read(kube: Kube, namespace: str | None) -> Values:
-        from kubectl_machinepool.model.poolname import POOL_NAME_LABEL, pool_label_value
-
-        resource = _capi(kube, "Machine", "machines")
-        selector = f"{POOL_NAME_LABEL}={pool_label_value(pool)}" if pool else POOL_NAME_LABEL
-        return sorted(
-            (
-                text(dig(m, "metadata", "name")) or "",
-                f"Node {dig(m, 'status', 'nodeRef', 'name') or '(none)'}",
-            )
-            for m in kube.list(resource, namespace, selector)
-        )
+        return machines
 
     return _from_cluster(ctx, incomplete, "machines", read)
 
@@ -189,18 +167,10 @@ def machine_names(
 def node_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    """The Nodes the pools reference (status.nodeRefs): no workload cluster round trip."""
-    pool = _params(ctx).get("pool")
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import nodes
 
-    def read(kube: Kube, namespace: str | None) -> Values:
-        found = []
-        for mp in _pools(kube, namespace):
-            name = text(dig(mp, "metadata", "name")) or ""
-            if pool and name != pool:
-                continue
-            for ref in items(dig(mp, "status", "nodeRefs")):
-                found.append((text(ref.get("name")) or "", f"MachinePool {name}"))
-        return sorted(found)
+        return nodes
 
     return _from_cluster(ctx, incomplete, "nodes", read)
 
@@ -208,12 +178,10 @@ def node_names(
 def namespace_names(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    def read(kube: Kube, _namespace: str | None) -> Values:
-        from kubectl_machinepool.kube.resource import Resource
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import namespaces
 
-        namespaces = Resource("", "v1", "Namespace", "namespaces", namespaced=False)
-        found = kube.list(namespaces, None, metadata_only=True)
-        return sorted((text(dig(n, "metadata", "name")) or "", "") for n in found)
+        return namespaces
 
     return _from_cluster(ctx, incomplete, "namespaces", read)
 

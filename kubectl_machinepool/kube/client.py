@@ -332,18 +332,6 @@ class Kube:
             managed_fields=managed_fields,
         )
 
-    def allowed(self, attributes: dict[str, str]) -> bool:
-        """Whether the server lets this user do it (SelfSubjectAccessReview resourceAttributes)."""
-        review = {
-            "apiVersion": "authorization.k8s.io/v1",
-            "kind": "SelfSubjectAccessReview",
-            "spec": {"resourceAttributes": attributes},
-        }
-        answer = self.request(
-            "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=review
-        )
-        return (answer.get("status") or {}).get("allowed") is True
-
     def stream(
         self,
         path: str,

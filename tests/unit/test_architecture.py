@@ -173,3 +173,30 @@ def test_no_command_module_imports_another() -> None:
     for module, targets in graph().items():
         if module in commands:
             assert targets & commands - shared == set(), module
+
+
+# The methods of kube.client.Kube that send a request; only kube/ calls them.
+REQUESTS = frozenset({"request", "list", "list_of", "stream", "watch", "machine_pools"})
+
+
+def requests_outside_kube(sources: Mapping[str, str]) -> list[str]:
+    """module:line of each call of a request method outside kube/."""
+    found = []
+    for module, source in sources.items():
+        if module == "kube" or module.startswith("kube."):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in REQUESTS
+            ):
+                found.append(f"{module}:{node.lineno}")
+    return found
+
+
+def test_only_kube_talks_to_an_api_server() -> None:
+    sources = {module: path.read_text() for module, path in modules().items()}
+    assert requests_outside_kube(sources) == []
+    wrong = {"app.reading": "def f(kube):\n    return kube.list(None, None)\n"}
+    assert requests_outside_kube(wrong) == ["app.reading:2"]
