@@ -13,7 +13,6 @@ Failures are the standard library's exceptions, urllib3's translated (apierrors.
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import json
 import selectors
 import socket
@@ -28,6 +27,7 @@ from urllib.parse import quote, urlsplit
 from kubectl_machinepool import __version__
 from kubectl_machinepool.base.errors import ConfigError
 from kubectl_machinepool.kube.parallel import MAX_PARALLEL
+from kubectl_machinepool.kube.proxies import environment_proxies, proxy_for
 
 if TYPE_CHECKING:
     import urllib3
@@ -78,53 +78,6 @@ class Settings:
     tls_server_name: str | None = None
     proxy_url: str | None = None  # the kubeconfig's proxy-url; None: the environment's
     auth: Auth = field(default_factory=Auth)
-
-
-def environment_proxies() -> dict[str, str]:
-    """Proxies by scheme (and "no"), as urllib finds them: the environment, the OS elsewhere."""
-    from urllib.request import getproxies
-
-    return getproxies()
-
-
-def proxy_for(settings: Settings, proxies: dict[str, str]) -> str | None:
-    """The proxy to reach settings.host through, None for a direct connection."""
-    proxy = settings.proxy_url
-    if proxy is None:
-        proxy = proxies.get(urlsplit(settings.host).scheme) or proxies.get("all")
-    if not proxy or bypassed(settings.host, proxies.get("no") or ""):
-        return None
-    return proxy
-
-
-def bypassed(url: str, no_proxy: str) -> bool:
-    """Whether NO_PROXY (comma-separated: `*`, names and their subdomains, host:port, CIDR
-    ranges and addresses) exempts the URL from the proxy."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if not host:
-        return True
-    with_port = parts.netloc.lower().rpartition("@")[2]
-    try:
-        address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    for rule in (r.strip().lower() for r in no_proxy.split(",")):
-        if rule == "*":
-            return True
-        if address is not None and _in_network(address, rule):
-            return True
-        name = rule.lstrip(".")
-        if name and any(n == name or n.endswith("." + name) for n in (host, with_port)):
-            return True
-    return False
-
-
-def _in_network(address: ipaddress.IPv4Address | ipaddress.IPv6Address, rule: str) -> bool:
-    try:
-        return address in ipaddress.ip_network(rule, strict=False)
-    except ValueError:
-        return False
 
 
 def _ca_data(data: bytes) -> str | bytes:
@@ -408,7 +361,7 @@ class Transport:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._closed = False
-        proxy = proxy_for(settings, environment_proxies())
+        proxy = proxy_for(settings.host, settings.proxy_url, environment_proxies())
         self._pool: _Direct | _Proxied = (
             _Direct(settings) if proxy is None else _Proxied(settings, proxy)
         )

@@ -29,7 +29,8 @@ from kubectl_machinepool.kube import connection as connection_module
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection, load_connection
 from kubectl_machinepool.kube.permissions import allowed
-from kubectl_machinepool.kube.transport import POOL_SIZE, USER_AGENT, Auth, Settings, bypassed
+from kubectl_machinepool.kube.proxies import bypassed
+from kubectl_machinepool.kube.transport import POOL_SIZE, USER_AGENT, Auth, Settings
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = {"kind": "APIGroup", "versions": [{"version": "v1beta2"}]}
