@@ -26,7 +26,7 @@ from kubectl_machinepool.kube.deletefollow import follow
 from kubectl_machinepool.kube.fetch import read_description
 from kubectl_machinepool.kube.permissions import permissions as permitted
 from kubectl_machinepool.kube.workload import workload_disruption, workload_kube
-from kubectl_machinepool.kube.writing import Batch, Outcome, apply_writes
+from kubectl_machinepool.kube.writing import Outcome, apply_writes
 from kubectl_machinepool.model.description import Description, describe
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -34,6 +34,7 @@ from kubectl_machinepool.plans.deletechecks import plan_deletion
 from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Target, Wanted, find_target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.plans.writes import Batch
 from kubectl_machinepool.providers.deletion import Verdict
 
 Report = Callable[[str], None]

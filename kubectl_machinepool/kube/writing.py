@@ -27,8 +27,11 @@ from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube import fencing
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.interrupts import Abandon, Signals, Stop, exit_code, signal_name
+from kubectl_machinepool.kube.preconditions import still_as_planned
 from kubectl_machinepool.plans.writes import (
     MERGE_PATCH,
+    Batch,
+    Key,
     ObjectRef,
     Write,
     changed_fields,
@@ -42,21 +45,6 @@ SETTLE_TIMEOUT = 15.0
 # A real Machine controller answered a drain-timeout patch with two status updates before the
 # delete that followed it (test_live.py); each retry first checks that only status changed.
 CONFLICT_RETRIES = 5
-Key = tuple[str, str, str]
-
-
-def _key(ref: ObjectRef) -> Key:
-    return (ref.plural, ref.namespace, ref.name)
-
-
-@dataclass(frozen=True, slots=True)
-class Batch:
-    """The writes of one confirmed plan and the objects, as the plan saw them, they address."""
-
-    writes: tuple[Write, ...]
-    planned: tuple[RawObject, ...]
-    # How the user checks the state when a failure leaves it changed or unknown.
-    check_hint: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +88,7 @@ class _Run:
     def _send(self, write: Write) -> dict[str, Any]:
         ref = write.target
         query = {"dryRun": "All"} if self.dry_run else None
-        version = self.versions[_key(ref)]
+        version = self.versions[ref.key]
         if write.verb == "delete":
             options: dict[str, Any] = {
                 "apiVersion": "v1",
@@ -140,7 +128,7 @@ class _Run:
         labels, annotations, spec, deletion and uid all as they were): a controller answering
         the previous write may update status more than once. The same holds for taking a
         write back: never on top of someone else's change."""
-        key = _key(write.target)
+        key = write.target.key
         for attempt in range(CONFLICT_RETRIES + 1):
             try:
                 answer = self._send(write)
@@ -166,7 +154,7 @@ class _Run:
         # A dry run persists nothing: the next write must still name the stored version.
         if self.dry_run or write.verb == "delete" or write.subresource:
             return
-        key = _key(write.target)
+        key = write.target.key
         self.versions[key] = text(dig(answer, "metadata", "resourceVersion")) or ""
         self.relied[key] = answer
 
@@ -176,7 +164,7 @@ class _Run:
         self.signals.settling = True
         if self.dry_run:
             return False  # nothing persists either way
-        key = _key(write.target)
+        key = write.target.key
         self.fenced_object = write.target
         settled = fencing.settle(
             self.kube, write, self.versions[key], self.relied[key], self._timeout
@@ -257,7 +245,7 @@ class _Run:
         """Objects written earlier must still be as this run left them: the next write was
         planned on top of them (a scale step on top of a Machine's annotation, with the Machine
         still the pool's). The server checks the next write's own object; this checks the rest."""
-        earlier = {_key(w.target): w for w in self.applied if _key(w.target) != _key(write.target)}
+        earlier = {w.target.key: w for w in self.applied if w.target.key != write.target.key}
         for key, done in earlier.items():
             try:
                 with self.signals.sending():
@@ -360,40 +348,6 @@ class _Run:
         return "Nothing was written"
 
 
-def still_as_planned(kube: Kube, batch: Batch) -> None:
-    """Re-read every object the batch writes: if one changed, stop before the first write.
-
-    A change of status alone does not count (the same rule as for a 409): controllers rewrite
-    conditions all the time, and the live Machine controller did so between a plan and its
-    first write. The stale resourceVersion then meets a 409, which send() retries once."""
-    planned = {text(dig(r, "metadata", "uid")): r for r in batch.planned}
-    seen: set[Key] = set()
-    for write in batch.writes:
-        ref = write.target
-        if _key(ref) in seen:
-            continue
-        seen.add(_key(ref))
-        try:
-            now = kube.request("GET", ref.path())
-        except NotFoundError:
-            raise ConflictError(
-                f"{ref.display} is gone since the plan was made; nothing was written"
-            ) from None
-        except MachinePoolError as err:
-            raise err.restated(f"{err.message}; nothing was written") from err
-        uid = text(dig(now, "metadata", "uid"))
-        version = text(dig(now, "metadata", "resourceVersion"))
-        before = planned.get(ref.uid)
-        if uid == ref.uid and before is not None and identity(now) == identity(before):
-            continue
-        if (uid, version) != (ref.uid, ref.resource_version):
-            raise ConflictError(
-                f"{ref.display} changed since the plan was made (resourceVersion "
-                f"{ref.resource_version} is now {version}); nothing was written",
-                hint="run the command again to plan from what is there now",
-            )
-
-
 def apply_writes(kube: Kube, batch: Batch, *, dry_run: bool, warn: Report) -> Outcome:
     """Send the batch's writes in order; on a failure or a signal, settle and report the state."""
     with Signals() as signals:
@@ -403,12 +357,12 @@ def apply_writes(kube: Kube, batch: Batch, *, dry_run: bool, warn: Report) -> Ou
         except Stop as stop:
             raise Interrupted(exit_code(stop.signum), "Nothing was written") from None
         relied = {
-            _key(w.target): next(
+            w.target.key: next(
                 r for r in batch.planned if dig(r, "metadata", "uid") == w.target.uid
             )
             for w in batch.writes
         }
-        versions = {_key(w.target): w.target.resource_version for w in batch.writes}
+        versions = {w.target.key: w.target.resource_version for w in batch.writes}
         run = _Run(kube, batch, dry_run, signals, warn, versions, relied)
         try:
             run.run()

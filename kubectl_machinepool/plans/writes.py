@@ -17,6 +17,7 @@ from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import RawObject, dig, integer, mapping, text
 
 MERGE_PATCH = "application/merge-patch+json"
+Key = tuple[str, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,11 @@ class ObjectRef:
     @property
     def display(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}"
+
+    @property
+    def key(self) -> Key:
+        """What identifies the object within a batch: its plural, namespace and name."""
+        return (self.plural, self.namespace, self.name)
 
     @property
     def kubectl_name(self) -> str:
@@ -102,6 +108,16 @@ class Access:
             "name": self.name,
         }
         return {k: v for k, v in fields.items() if v}
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """The writes of one confirmed plan and the objects, as the plan saw them, they address."""
+
+    writes: tuple[Write, ...]
+    planned: tuple[RawObject, ...]
+    # How the user checks the state when a failure leaves it changed or unknown.
+    check_hint: str
 
 
 def object_ref(raw: RawObject, plural: str) -> ObjectRef:
