@@ -214,3 +214,19 @@ def test_no_module_is_over_about_400_lines() -> None:
     }
     assert long.keys() <= STILL_LONG.keys()
     assert all(n <= STILL_LONG[m] for m, n in long.items()), long
+
+
+def test_setup_cfg_installs_every_package() -> None:
+    """setup.cfg lists packages one by one: one missing installs a plugin without it (an
+    editable install does not show it)."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(PACKAGE.parent / "setup.cfg")
+    listed = set(config["options"]["packages"].split())
+    found = {
+        ".".join(p.relative_to(PACKAGE.parent).parts[:-1])
+        for p in PACKAGE.rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found <= listed
