@@ -441,6 +441,11 @@ class FakeServer:
 
     def _store(self, key: Key, changed: Obj, where: _Path) -> Obj:
         before = self.objects[key]
+        meta = changed["metadata"]
+        for empty in [
+            k for k in ("annotations", "labels", "finalizers") if k in meta and not meta[k]
+        ]:
+            del meta[empty]  # as the server leaves them: omitted, not empty
         if changed.get("spec") != before.get("spec"):
             changed["metadata"]["generation"] = before["metadata"].get("generation", 1) + 1
         changed["metadata"]["resourceVersion"] = str(next(self._versions))
