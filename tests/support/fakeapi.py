@@ -40,11 +40,14 @@ from kubectl_machinepool.model.changes import LISTED
 from .crds import provider_crds
 from .kinds import Kinds
 from .objects import CAPI
+from .scenarios import SCENARIOS
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str, str]
 MANAGEMENT = "https://management.example:6443"
 WORKLOAD = "https://prod-workload.example:6443"
+# The credentials of the workload kubeconfig Secret scenario() adds.
+WORKLOAD_TOKEN = "w0rkl0ad-t0ken"
 CRD_PREFIX = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 # Groups every server serves, whatever CRDs it has.
@@ -518,6 +521,20 @@ class FakeAPI:
         """A real Kube whose requests go to the fake server."""
         connection = connection_from_dict(kubeconfig(server, "management-token"), "test")
         return Kube(connection, timeout)
+
+    def scenario(
+        self, name: str, namespace: str, generation: str = "v1beta2"
+    ) -> tuple[FakeServer, FakeServer]:
+        """A support.scenarios management cluster (with the kubeconfig Secret of its Cluster)
+        and its workload cluster, which holds the Nodes."""
+        objects = SCENARIOS[name](generation, namespace)
+        cluster = next(o for o in objects if o["kind"] == "Cluster")["metadata"]["name"]
+        secret = kubeconfig_secret(namespace, cluster, WORKLOAD, WORKLOAD_TOKEN)
+        management = [o for o in objects if o["kind"] != "Node"] + [secret]
+        return (
+            self.serve(FakeServer(MANAGEMENT, management, capi=generation)),
+            self.serve(FakeServer(WORKLOAD, [o for o in objects if o["kind"] == "Node"])),
+        )
 
     def access(self, directory: Path, server: str = MANAGEMENT, **options: Any) -> AccessOptions:
         """Flags naming a kubeconfig file for the server, as a user passes them."""

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from support.fakeapi import MANAGEMENT, WORKLOAD, FakeAPI, FakeServer, kubeconfig_secret
+from support.fakeapi import MANAGEMENT, WORKLOAD, WORKLOAD_TOKEN, FakeAPI, FakeServer
 from support.objects import NOW
-from support.scenarios import SCENARIOS
 
 from kubectl_machinepool.app.options import PoolScope, Source
 from kubectl_machinepool.app.reading import Loaded, check_found, load_description, load_pools
@@ -22,7 +21,6 @@ from kubectl_machinepool.kube.client import METADATA_ONLY
 
 NAMESPACE = "capi-prod"
 POOL = "dev-mp-0"
-WORKLOAD_TOKEN = "w0rkl0ad-t0ken-never-shown"
 
 
 @dataclass
@@ -43,14 +41,7 @@ class Clusters:
 
 def clusters(api: FakeAPI, generation: str = "v1beta2") -> Clusters:
     """CAPD's pool of two Machines (support.scenarios), its Nodes on the workload server."""
-    objects = SCENARIOS["capd"](generation, NAMESPACE)
-    secret = kubeconfig_secret(NAMESPACE, "dev", WORKLOAD, WORKLOAD_TOKEN)
-    management = [o for o in objects if o["kind"] != "Node"] + [secret]
-    return Clusters(
-        api.serve(FakeServer(MANAGEMENT, management, capi=generation)),
-        api.serve(FakeServer(WORKLOAD, [o for o in objects if o["kind"] == "Node"])),
-        api,
-    )
+    return Clusters(*api.scenario("capd", NAMESPACE, generation), api)
 
 
 @pytest.fixture

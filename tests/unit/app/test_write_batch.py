@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
-from support.fakeapi import MANAGEMENT, WORKLOAD, Asked, FakeAPI, FakeServer, kubeconfig_secret
+from support.fakeapi import Asked, FakeAPI, FakeServer
 from support.objects import NOW
 from support.scenarios import SCENARIOS
 
@@ -92,13 +92,7 @@ class Batch:
 def planned(
     api: FakeAPI, mode: Mode = Mode.SCALE_DOWN, scenario: str = "capd", machine: str = MACHINE
 ) -> Batch:
-    objects = SCENARIOS[scenario]("v1beta2", NAMESPACE)
-    cluster = next(o for o in objects if o["kind"] == "Cluster")["metadata"]["name"]
-    secret = kubeconfig_secret(NAMESPACE, cluster, WORKLOAD, "workload-token")
-    server = api.serve(
-        FakeServer(MANAGEMENT, [o for o in objects if o["kind"] != "Node"] + [secret])
-    )
-    api.serve(FakeServer(WORKLOAD, [o for o in objects if o["kind"] == "Node"]))
+    server, _ = api.scenario(scenario, NAMESPACE)
     kube = api.kube()
     asked = DeleteMachine(
         Wanted(machine=machine), mode, drain_timeout=timedelta(minutes=5), namespace=NAMESPACE
@@ -106,11 +100,8 @@ def planned(
     plan = plan_for(kube, asked, warn=pytest.fail, now=NOW)
     assert plan.refusals == ()
     batch = Batch(server, kube, plan)
-    pool = next(o for o in objects if o["kind"] == "MachinePool")["metadata"]["name"]
-    batch.before = {
-        "Machine": server.get("Machine", NAMESPACE, machine),
-        "MachinePool": server.get("MachinePool", NAMESPACE, pool),
-    }
+    [pool] = server.of_kind("MachinePool")
+    batch.before = {"Machine": server.get("Machine", NAMESPACE, machine), "MachinePool": pool}
     return batch
 
 
