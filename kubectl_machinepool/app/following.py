@@ -63,6 +63,10 @@ def follow(
             view = read()
             if show(view, ()):
                 return True, view
+            # After a failed read the view is read again RETRY later, change or not: the
+            # change that woke the failed read was taken with it.
+            retry_at: float | None = None
+            seen: tuple[Change, ...] = ()
             while True:
                 now = clock()
                 if deadline is not None and now >= deadline:
@@ -70,6 +74,8 @@ def follow(
                 due = [w for w in (wake_in(view),) if w is not None]
                 if deadline is not None:
                     due.append(deadline - now)
+                if retry_at is not None:
+                    due.append(retry_at - now)
                 quiet = changes.quiet_in()
                 waits = [*due, quiet] if quiet is not None else due
                 changed = changes.wait(max(min(waits), 0.0) if waits else None)
@@ -79,15 +85,17 @@ def follow(
                     continue  # woken only to say that a watch went silent: nothing new to read
                 if changed:
                     time.sleep(SETTLE)
-                seen = changes.take()
+                seen = (*seen, *changes.take())
                 try:
                     view = read()
                 except MachinePoolError as err:
                     warn(f"cannot read now, trying again: {err.message}")
-                    time.sleep(RETRY)
+                    retry_at = clock() + RETRY
                     continue
+                retry_at = None
                 if show(view, seen):
                     return True, view
+                seen = ()
         finally:
             changes.stop()
 

@@ -280,12 +280,6 @@ class NoWaitAfterFailure(Changes):
         return super().wait(timeout)
 
 
-@pytest.mark.xfail(
-    reason="following.follow: after a failed read the loop goes back to waiting for a change; "
-    "the change that woke it was taken, so with healthy watches the view stays stale until "
-    "something else changes (the docstring says the read is tried again RETRY later)",
-    raises=AssertionError,
-)
 def test_a_failed_read_is_tried_again_without_waiting_for_another_change(
     live: Follow, fake_api: FakeAPI, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
