@@ -1,7 +1,7 @@
 """HTTP to one API server: TLS, credentials and proxy settings, and a pool of connections.
 
 The Kubernetes client's own transport is urllib3 and little more, but importing the client loads
-every API and model module it has (a fifth of a second and ~28 MB per run); importing urllib3
+every API and model module it has (0.22-0.28 s and ~35 MB per run); importing urllib3
 alone takes 50-65 ms on top of the standard library's http.client and ssl, which it is built on.
 So a direct connection goes over http.client, and urllib3 is imported only when a proxy applies:
 it speaks to http://, https:// (TLS to the proxy itself) and, with PySocks, socks proxies. Either

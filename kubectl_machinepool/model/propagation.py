@@ -1,6 +1,6 @@
 """Where each label and annotation of a MachinePool template did, or could not, arrive.
 
-Cluster API's rules (its machine controller's Node sync; README "diff-metadata"): without
+Cluster API's rules (its machine controller's Node sync; docs/diff-metadata.md): without
 MachinePool Machines nothing of the template reaches Nodes. With them, every template label and
 annotation is applied to the Machines, and from a Machine only these reach its Node: labels in
 node-role.kubernetes.io, node-restriction.kubernetes.io or node.cluster.x-k8s.io (and their

@@ -1,6 +1,6 @@
 """Can one instance of a pool be deleted through Cluster API, and what happens then?
 
-The pool-level half of the decision rule (README: delete-machine): the pool must have MachinePool
+The pool-level half of the decision rule (docs/delete-machine.md): the pool must have MachinePool
 Machines (its infra pool sets status.infrastructureMachineKind to a kind other than its own),
 and the provider's infra-machine controller must really delete the cloud instance. describe shows
 this verdict; delete-machine adds the per-Machine checks on top.

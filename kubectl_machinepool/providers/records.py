@@ -21,7 +21,7 @@ def numbered(zone: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class InstanceDeletion:
-    """What deleting one Machine of the pool does in the cloud (README: delete-machine)."""
+    """What deleting one Machine of the pool does in the cloud (docs/delete-machine.md)."""
 
     # False: the Machine goes, but the instance keeps running (the tool refuses).
     deletes_instance: bool

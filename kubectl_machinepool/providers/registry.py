@@ -1,7 +1,7 @@
 """One record per infra MachinePool kind: every provider fact this tool acts on.
 
 Behaviour (what deleting a Machine does, conditions, who owns replicas) is that of each
-provider's infra-machine and infra-pool controllers; README's delete-machine table says it for
+provider's infra-machine and infra-pool controllers; docs/delete-machine.md's table says it for
 users and a test keeps the two equal. Every field path below was checked against the
 json tags of the provider's Go API types at these upstream commits, and is the same at the tag:
 

@@ -112,7 +112,7 @@ def render_propagation(
 
 
 def machine_pool_machines(result: PoolPropagation) -> bool | None:
-    """True, False, or None when the infra pool could not be read (README's promise)."""
+    """True, False, or None when the infra pool could not be read (docs/diff-metadata.md)."""
     return True if result.pool.uses_machines else result.pool.pool.has_machines
 
 

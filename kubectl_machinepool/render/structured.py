@@ -80,7 +80,7 @@ def pool_summary(pool: MachinePool) -> dict[str, Any]:
 
 
 # -- describe ---------------------------------------------------------------------------------
-# The shape is a contract for scripts (README "describe -o json", schemas/describe.json).
+# The shape is a contract for scripts (docs/describe.md, schemas/describe.json).
 
 
 def condition_doc(cond: Condition | None) -> dict[str, Any] | None:

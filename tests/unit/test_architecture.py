@@ -1,32 +1,40 @@
-"""The shape of the house: each package imports only the packages below it (README's layout
-map), no module imports itself through others, and only the command line knows click."""
+"""The shape of the house: each package imports only the packages below it (the layout map in
+docs/architecture.md), no module imports itself through others, and only the command line knows
+click."""
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from support.docs import page, section
+
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_machinepool"
 NAME = PACKAGE.name
+LAYOUT = section(page("architecture"), "# How the code is laid out")
 
-# What each package may import besides itself, as README's layout map says. app runs a
-# command's job and never prints, so it does not see render; render draws what it is given and
-# never reads, so it does not see kube or app.
-MAY_IMPORT: dict[str, frozenset[str]] = {
-    "cli": frozenset(
-        {"app", "render", "kube", "offline", "plans", "diagnostics", "model", "providers", "base"}
-    ),
-    "app": frozenset({"kube", "offline", "plans", "diagnostics", "model", "providers", "base"}),
-    "render": frozenset({"plans", "diagnostics", "model", "providers", "base"}),
-    "kube": frozenset({"offline", "plans", "model", "providers", "base"}),
-    "offline": frozenset({"model", "providers", "base"}),
-    "plans": frozenset({"model", "providers", "base"}),
-    "diagnostics": frozenset({"model", "providers", "base"}),
-    "model": frozenset({"providers", "base"}),
-    "providers": frozenset({"base"}),
-    "base": frozenset(),
-}
+
+def layout_map() -> dict[str, frozenset[str]]:
+    """What each package may import besides itself, as the layout map's package table says, in
+    its order: "everything below" is every package after the row, "nothing" none."""
+    rows = re.findall(r"^\| `([a-z]+)/` \| [^|]+ \| ([^|]+) \|$", LAYOUT, re.MULTILINE)
+    order = [package for package, _ in rows]
+    may: dict[str, frozenset[str]] = {}
+    for at, (package, allowed) in enumerate(rows):
+        if allowed == "everything below":
+            may[package] = frozenset(order[at + 1 :])
+        elif allowed == "nothing":
+            may[package] = frozenset()
+        else:
+            may[package] = frozenset(name.strip() for name in allowed.split(","))
+    return may
+
+
+# app runs a command's job and never prints, so it does not see render; render draws what it is
+# given and never reads, so it does not see kube or app.
+MAY_IMPORT = layout_map()
 # The package's own modules at its root: the version (which every package may read) and the
 # entry point of `python -m kubectl_machinepool`.
 ROOT_MODULES = {"": frozenset(MAY_IMPORT), "__main__": frozenset({"cli"})}
@@ -230,3 +238,29 @@ def test_setup_cfg_installs_every_package() -> None:
         if "__pycache__" not in p.parts
     }
     assert found <= listed
+
+
+def test_the_layout_map_is_layered() -> None:
+    """Data flows down the list: a package may import only packages listed below it."""
+    order = list(MAY_IMPORT)
+    assert order[0] == "cli"
+    assert order[-1] == "base"
+    for at, package in enumerate(order):
+        assert MAY_IMPORT[package] <= set(order[at + 1 :]), package
+    assert "render" not in MAY_IMPORT["app"]
+    assert {"kube", "app"}.isdisjoint(MAY_IMPORT["render"])
+
+
+def test_the_layout_map_names_every_module() -> None:
+    named = set(re.findall(r"`([a-z_/]+\.py|[a-z_]+/)`", LAYOUT))
+    unlisted = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py"):
+            continue
+        relative = path.relative_to(PACKAGE)
+        if relative.parts[0] == "diagnostics":
+            continue  # listed as diagnostics/, one family per module
+        if str(relative) not in named and relative.name not in named:
+            unlisted.append(str(relative))
+    assert unlisted == []
+    assert "diagnostics/" in named

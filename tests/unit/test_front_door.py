@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.docs import readme
+
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
+README = readme()
 FIRST_SCREEN = README[: README.index("\n## ")]
 
 
@@ -48,21 +50,3 @@ def test_the_main_job_runs_on_the_shipped_examples() -> None:
     assert (done.returncode, done.stderr) == (0, "")
     for pool in ("asg-workers", "eks-default", "vmss-workers"):
         assert f"MachinePool capi-prod/{pool}" in done.stdout
-
-
-def test_the_layout_map_names_every_module() -> None:
-    section = README[README.index("## How the code is laid out") :]
-    section = section[: section.index("\n## ")]
-    package = ROOT / "kubectl_machinepool"
-    named = set(re.findall(r"`([a-z_/]+\.py|[a-z_]+/)`", section))
-    unlisted = []
-    for path in sorted(package.rglob("*.py")):
-        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py"):
-            continue
-        relative = path.relative_to(package)
-        if relative.parts[0] == "diagnostics":
-            continue  # listed as diagnostics/, one family per module
-        if str(relative) not in named and relative.name not in named:
-            unlisted.append(str(relative))
-    assert unlisted == []
-    assert "diagnostics/" in named

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from support.docs import fenced, page, section
 from support.documents import describe_document
 from support.healthchecks import checked_status, health_check, health_checked, mark_unhealthy
 from support.objects import NOW
@@ -518,11 +519,11 @@ def summary_text(objects: list[Obj]) -> str:
     return render_tree(description, TreeOptions(NOW, Palette(False), findings=found))
 
 
-# -- the example and README ----------------------------------------------------------------------
+# -- the example and docs/describe.md ------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKED_EXAMPLE = ROOT / "examples" / "healthchecks" / "azure-vmss.yaml"
-README_NOW = "2026-11-29T15:00:00Z"
+DOCS_NOW = "2026-11-29T15:00:00Z"
 
 
 def checked_example() -> str:
@@ -534,7 +535,7 @@ def checked_example() -> str:
     header = (
         "# examples/azure-vmss.yaml with a MachineHealthCheck of the pool's Machines, which marked\n"
         "# vmss-workers-2, and the capi-controller-manager Deployment (v1.14.2).\n"
-        f"# kubectl machinepool describe -f examples/healthchecks/azure-vmss.yaml --now {README_NOW}\n"
+        f"# kubectl machinepool describe -f examples/healthchecks/azure-vmss.yaml --now {DOCS_NOW}\n"
     )
     items = {
         "apiVersion": "v1",
@@ -552,13 +553,6 @@ def test_the_example_is_the_scenario(request: pytest.FixtureRequest) -> None:
     assert CHECKED_EXAMPLE.read_text() == checked_example(), "run pytest --update-golden"
 
 
-def readme_blocks(heading: str) -> list[str]:
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index(heading) :]
-    section = section[: section.index("\n#")]
-    return section.split("```\n")[1::2]
-
-
 def excerpt_of(block: str, output: str) -> bool:
     """Every line of the block, in order, is a line of the output ("…" stands for the rest)."""
     lines = iter(output.splitlines())
@@ -567,10 +561,10 @@ def excerpt_of(block: str, output: str) -> bool:
     )
 
 
-def test_readme_shows_what_the_commands_print(capsys: pytest.CaptureFixture[str]) -> None:
+def test_docs_show_what_the_commands_print(capsys: pytest.CaptureFixture[str]) -> None:
     dump = str(CHECKED_EXAMPLE)
-    described = run_cli(capsys, "describe", "-f", dump, "--now", README_NOW)
-    judged = run_cli(capsys, "diagnose", "-f", dump, "--now", README_NOW)
-    tree, diagnosis = readme_blocks("### describe: MachineHealthChecks")
+    described = run_cli(capsys, "describe", "-f", dump, "--now", DOCS_NOW)
+    judged = run_cli(capsys, "diagnose", "-f", dump, "--now", DOCS_NOW)
+    tree, diagnosis = fenced(section(page("describe"), "## describe: MachineHealthChecks"))
     assert excerpt_of(tree, described.out), described.out
     assert excerpt_of(diagnosis, judged.out), judged.out

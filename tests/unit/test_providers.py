@@ -1,11 +1,12 @@
-"""The provider registry agrees with README's verdict table and with the fixture kind list."""
+"""The provider registry agrees with the delete-machine verdict table (docs/delete-machine.md) and
+with the fixture kind list."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from support.docs import page
 from support.kinds import provider_kinds
 
 from kubectl_machinepool.base.fields import field_keys
@@ -18,14 +19,13 @@ from kubectl_machinepool.providers.registry import (
     instance_deletion,
 )
 
-README = Path(__file__).parents[2] / "README.md"
 _WORD = {Verdict.SUPPORTED: "supported", Verdict.NOT_SUPPORTED: "refused"}
 _WORD[Verdict.UNVERIFIED] = "unverified"
 
 
 def _table_rows() -> list[list[str]]:
-    """The body rows of README's delete-machine verdict table, as lists of cells."""
-    lines = README.read_text().splitlines()
+    """The body rows of the delete-machine verdict table, as lists of cells."""
+    lines = page("delete-machine").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("**Verdicts**"))
     table = []
     for line in lines[start + 1 :]:
@@ -66,7 +66,7 @@ def _words(row: list[str]) -> tuple[str, str]:
 
 
 def _expected(verdict: DeletionVerdict) -> tuple[str, str]:
-    """The words README must use: --scale-down also needs the annotated instance to go first."""
+    """The words the table must use: --scale-down also needs the annotated instance to go first."""
     replace = _WORD[verdict.verdict]
     if verdict.verdict is Verdict.SUPPORTED:
         return replace, "supported" if verdict.honours_delete_annotation else "refused"
@@ -77,7 +77,7 @@ PAIR_ROWS = [row for row in ROWS if "→" in row[0] or "names its own kind" in r
 
 
 @pytest.mark.parametrize("row", PAIR_ROWS, ids=[row[0][:40] for row in PAIR_ROWS])
-def test_readme_row_says_what_the_registry_decides(row: list[str]) -> None:
+def test_table_row_says_what_the_registry_decides(row: list[str]) -> None:
     for kind, machine_kind in _pairs(row[0]):
         verdict = pool_deletion_verdict(INFRA_GROUP, kind, machine_kind)
         assert _words(row) == _expected(verdict), (kind, machine_kind)
@@ -87,13 +87,13 @@ def test_readme_row_says_what_the_registry_decides(row: list[str]) -> None:
             assert "replicas-managed-by" in row[1], kind
 
 
-def test_every_record_with_a_machine_kind_has_a_readme_row() -> None:
-    in_readme = {pair for row in PAIR_ROWS for pair in _pairs(row[0])}
+def test_every_record_with_a_machine_kind_has_a_table_row() -> None:
+    in_table = {pair for row in PAIR_ROWS for pair in _pairs(row[0])}
     in_registry = {(p.kind, p.machine_kind) for p in PROVIDERS if p.machine_kind}
-    assert in_registry == in_readme
+    assert in_registry == in_table
 
 
-def test_readme_no_machine_kind_row_holds_for_every_such_record() -> None:
+def test_table_no_machine_kind_row_holds_for_every_such_record() -> None:
     row = _row("no machine kind")
     kinds = [p.kind for p in PROVIDERS if p.machine_kind is None]
     # AWSMachinePool sets no machine kind without CAPA's MachinePoolMachines gate.
@@ -102,7 +102,7 @@ def test_readme_no_machine_kind_row_holds_for_every_such_record() -> None:
     assert "AWSMachinePool without the gate" in row[0]
 
 
-def test_readme_any_other_pair_row_holds_for_unknown_pairs() -> None:
+def test_table_any_other_pair_row_holds_for_unknown_pairs() -> None:
     row = _row("any other pair")
     for kind, machine_kind in [
         ("KarpenterMachinePool", "KarpenterMachine"),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.docs import fenced, page, section
 from support.objects import NOW, list_scenario
 from support.run import run_cli
 
@@ -147,13 +148,11 @@ def test_every_template_format_the_cli_offers_renders() -> None:
         assert lines[-1] == "MachinePool" if name.startswith("custom") else lines == ["List"]
 
 
-def test_readme_shows_what_the_template_formats_print(capsys) -> None:
-    """README's list section: each example command's output is what the command prints."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### list: jsonpath") :]
-    section = section[: section.index("\n## ")]
-    commands = [line.strip() for line in section.splitlines() if line.startswith("    kubectl ")]
-    blocks = section.split("```\n")[1::2]
+def test_docs_show_what_the_template_formats_print(capsys) -> None:
+    """docs/list.md's templates section: each example command's output is what it prints."""
+    text = section(page("list"), "## list: jsonpath")
+    commands = [line.strip() for line in text.splitlines() if line.startswith("    kubectl ")]
+    blocks = fenced(text)
     assert len(commands) == len(blocks) == 3
     for command, block in zip(commands, blocks, strict=True):
         argv = shlex.split(command)[2:]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.docs import fenced, page
 from support.run import run_cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -98,11 +99,8 @@ def test_hostile_text_is_escaped(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert "\\x1b]0;pwned\\x07" in result.out
 
 
-def test_readme_shows_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
-    readme = (EXAMPLES.parent / "README.md").read_text()
-    section = readme[readme.index("## rollout status") :]
-    section = section[: section.index("\n## ")]
-    blocks = section.split("```\n")[1::2]
+def test_docs_show_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = fenced(page("rollout-status"))
     dump = str(EXAMPLES / "azure-vmss.yaml")
     shown = run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW, "--stuck-after", "1h")
     stuck = run_cli(

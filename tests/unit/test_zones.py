@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.docs import page
 from support.documents import describe_document
 from support.objects import NOW
 from support.run import run_cli
@@ -564,14 +565,14 @@ def test_worse_means_more_than_one_apart_and_further_than_before(
     assert ("replacement is not verified" in balance.message) is replacing
 
 
-# -- README -------------------------------------------------------------------------------------
+# -- docs/describe.md ---------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
+DESCRIBE = page("describe")
 
 
-def test_readme_shows_the_zones_line_describe_prints(capsys: pytest.CaptureFixture[str]) -> None:
-    bullet = README[README.index("- **Zones (#4063):**") :]
+def test_docs_show_the_zones_line_describe_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    bullet = DESCRIBE[DESCRIBE.index("- **Zones (#4063):**") :]
     block = bullet.split("```\n")[1]
     shown = run_cli(
         capsys,
@@ -590,8 +591,8 @@ def test_readme_shows_the_zones_line_describe_prints(capsys: pytest.CaptureFixtu
     assert block.rstrip(" ") == "".join(f"  {line}\n" for line in zones)
 
 
-def test_readme_zone_table_names_every_provider_the_registry_knows() -> None:
-    bullet = README[README.index("- **Zones (#4063):**") :]
+def test_docs_zone_table_names_every_provider_the_registry_knows() -> None:
+    bullet = DESCRIBE[DESCRIBE.index("- **Zones (#4063):**") :]
     table = bullet[: bullet.index("\n- **")]
     rows = [
         line for line in table.splitlines() if line.strip().startswith("| ") and "---" not in line
