@@ -1,4 +1,5 @@
-"""Requests: what the API server is asked, over transport.py (discovery.py resolves kinds).
+"""Requests: what the API server is asked, over transport.py; answers.py reads the answers
+within bounds and discovery.py resolves kinds.
 
 It speaks raw JSON (no typed models: the Kubernetes client is not used at all, its import alone
 costs more than a fleet's describe), lists in chunks, and translates every transport or API
@@ -8,10 +9,9 @@ failure into a MachinePoolError. What to read is fetch.py's business; both retur
 from __future__ import annotations
 
 import builtins
-import json
 import os
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -20,9 +20,10 @@ from urllib.parse import urlencode
 from kubectl_machinepool.base.apiversion import (
     CAPI_GROUP,
 )
-from kubectl_machinepool.base.errors import ClusterAccessError, MachinePoolError, NotFoundError
+from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
 from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
+from kubectl_machinepool.kube.answers import MAX_ANSWER, body, document, listed
 from kubectl_machinepool.kube.apierrors import Retry, api_error, retry_after, transport_errors
 from kubectl_machinepool.kube.connection import Connection, load_connection
 from kubectl_machinepool.kube.discovery import (
@@ -31,7 +32,6 @@ from kubectl_machinepool.kube.discovery import (
     from_discovery,
     served_capi_version,
 )
-from kubectl_machinepool.kube.liststream import NotAList, read_list, without_managed_fields
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.kube.transport import Answer, Headers, Timeout, Transport
 from kubectl_machinepool.kube.watch import (
@@ -45,12 +45,6 @@ from kubectl_machinepool.kube.watch import (
 
 # Retries of one read: after a dropped connection, or when the server says when to ask again.
 READ_RETRIES = 3
-# No answer (and no object of a list answer) is read beyond this: a hostile or broken server
-# must not exhaust memory.
-MAX_ANSWER = 64 << 20
-# A list answer is walked as it arrives and not held whole (liststream.py); 5000 real Nodes,
-# whose image lists are most of them, come to about 100 MiB.
-MAX_LIST_ANSWER = 256 << 20
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 T = TypeVar("T")
 
@@ -158,17 +152,32 @@ class Kube:
         with transport_errors(self.where):
             response = self._open(call, timeout)
             status = response.status
+            bound = self._bound(timeout)
             if item is not None and 200 <= status < 300:
-                return self._listed(response, timeout, item, call)
-            data = self._body(response, timeout)
+                return listed(
+                    response,
+                    bound,
+                    item,
+                    where=self.where,
+                    path=call.path,
+                    managed_fields=call.managed_fields,
+                )
+            data = body(response, bound, self.where)
             asked_to_wait = response.headers.get("Retry-After")
         if 200 <= status < 300:
-            return self._document(data, call.path)
+            return document(data, self.where, call.path)
         error = api_error(self.where, call.method, call.path, status, data)
         wait = retry_after(asked_to_wait) if status == 429 or status >= 500 else None
         if wait is not None:
             raise Retry(error, wait)
         raise error
+
+    def _bound(self, timeout: float | None) -> float | None:
+        """How long a whole answer may take: the request timeout, or the answer timeout when
+        longer (a server dripping bytes resets a per-read timeout forever)."""
+        if timeout is not None and self._answer_timeout is not None:
+            return max(timeout, self._answer_timeout)
+        return timeout
 
     def _open(self, call: _Call, timeout: Timeout) -> Answer:
         """Send the request; the answer is left unread, for closing() to hand back."""
@@ -178,63 +187,6 @@ class Kube:
             headers.append(("Content-Type", call.content_type))
         headers += self.connection.headers  # repeated Impersonate-Group is allowed
         return self._transport.open(call.method, url_path, headers, call.body, timeout)
-
-    def _chunks(
-        self, response: Answer, timeout: float | None, bound: int, what: str
-    ) -> Iterator[bytes]:
-        """The answer's pieces as they come: never more than bound bytes, nor past the request
-        timeout (or the answer timeout, when longer) in total: a server dripping bytes resets a
-        per-read timeout forever."""
-        if timeout is not None and self._answer_timeout is not None:
-            timeout = max(timeout, self._answer_timeout)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        total = 0
-        # read1: one receive at a time, so a server dripping bytes meets the deadline.
-        while chunk := response.read1(1 << 20):
-            total += len(chunk)
-            if total > bound:
-                raise ClusterAccessError(
-                    f"the API server of {self.where} sent {what} larger than {bound >> 20} MiB",
-                    hint="narrow the scope with -n or -l, or lower --chunk-size",
-                )
-            if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError("the answer took longer than the request timeout")
-            yield chunk
-
-    def _body(self, response: Answer, timeout: float | None) -> bytes:
-        """The whole answer, at most MAX_ANSWER bytes."""
-        with closing(response):
-            return b"".join(self._chunks(response, timeout, MAX_ANSWER, "an answer"))
-
-    def _listed(
-        self, response: Answer, timeout: float | None, item: Callable[[Any], None], call: _Call
-    ) -> dict[str, Any]:
-        """A list answer walked as it arrives (liststream.py): at most MAX_LIST_ANSWER bytes,
-        MAX_ANSWER for any one object in it."""
-        chunks = self._chunks(response, timeout, MAX_LIST_ANSWER, "a list answer")
-        if not call.managed_fields:
-            chunks = without_managed_fields(chunks)
-        with closing(response):
-            try:
-                return read_list(chunks, item, MAX_ANSWER)
-            except NotAList:
-                raise self._not_kubernetes(call.path) from None
-
-    def _not_kubernetes(self, path: str) -> ClusterAccessError:
-        # A login page or proxy answering in place of the API server, typically.
-        return ClusterAccessError(
-            f"the server of {self.where} did not answer {path} like a Kubernetes API server",
-            hint="check the server address and any proxy in between",
-        )
-
-    def _document(self, body: bytes, path: str) -> dict[str, Any]:
-        try:
-            document = json.loads(body)
-        except (ValueError, RecursionError):
-            document = None
-        if not isinstance(document, dict):
-            raise self._not_kubernetes(path)
-        return document
 
     def list_of(
         self,
@@ -350,7 +302,7 @@ class Kube:
                 call = _Call("GET", path, query)
                 response = self._open(call, (self._timeout, silence))
                 if not 200 <= response.status < 300:
-                    data = self._body(response, silence)
+                    data = body(response, self._bound(silence), self.where)
                     raise api_error(self.where, "GET", path, response.status, data)
                 opened()
                 with closing(response):
