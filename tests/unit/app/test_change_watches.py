@@ -1,6 +1,6 @@
 """kube/changes.py over scripted watches (Kube.watch, our own boundary): what a follower is told.
 
-tests/unit/test_changes.py pins when a watch is said to be silent on one server; this pins the
+tests/unit/kube/test_changes.py pins when a watch is said to be silent on one server; this pins the
 rest: the changes kept between two reads are bounded (MAX_KEPT), a watch's first list is no
 change and a re-list is, a watch that gives up raises the flag and starts over, started() waits
 for every first answer, stop() ends each watch at its next word, and silences are said per

@@ -11,7 +11,7 @@ from support.kubeconfigs import dead_kubeconfig
 from kubectl_machinepool.cli.completion import main as complete
 from kubectl_machinepool.cli.main import COMPLETE_VAR
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SCRIPTS = {
     "bash": "kubectl-machinepool.bash",
     "zsh": "_kubectl-machinepool",

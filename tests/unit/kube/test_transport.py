@@ -32,7 +32,7 @@ from kubectl_machinepool.kube.permissions import allowed
 from kubectl_machinepool.kube.proxies import bypassed
 from kubectl_machinepool.kube.transport import POOL_SIZE, USER_AGENT, Auth, Settings
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 GROUP = {"kind": "APIGroup", "versions": [{"version": "v1beta2"}]}
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 

@@ -483,7 +483,7 @@ def test_the_rows_of_the_marked_machines_carry_the_code() -> None:
 
 # -- offline -----------------------------------------------------------------------------------
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "azure-vmss.yaml"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "azure-vmss.yaml"
 
 
 def test_a_dump_carries_its_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -521,7 +521,7 @@ def summary_text(objects: list[Obj]) -> str:
 
 # -- the example and docs/describe.md ------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CHECKED_EXAMPLE = ROOT / "examples" / "healthchecks" / "azure-vmss.yaml"
 DOCS_NOW = "2026-11-29T15:00:00Z"
 

@@ -567,7 +567,7 @@ def test_worse_means_more_than_one_apart_and_further_than_before(
 
 # -- docs/describe.md ---------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DESCRIBE = page("describe")
 
 

@@ -10,7 +10,7 @@ import yaml
 from support.docs import fenced, page
 from support.run import run_cli
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 NOW = "2026-11-29T15:00:00Z"
 
 

@@ -21,7 +21,7 @@ from kubectl_machinepool.offline import tarball as tarball_reader
 from kubectl_machinepool.offline.dump import load_dump, objects_in
 from kubectl_machinepool.offline.exportfields import LAST_APPLIED, REMOVED, kept_fields
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 CAPTURED = datetime(2026, 11, 29, 15, 0, tzinfo=UTC)
 VERSIONS = export.Versions(
     "0.0.0", "v1.14.0", "image of Deployment capi-system/capi-controller-manager"

@@ -44,7 +44,7 @@ def test_scrub_keeps_newlines_and_only_this_tools_colours() -> None:
 
 def _hostile_dump(tmp_path: Path) -> Path:
     """The example Azure dump with terminal escapes planted in names, labels and messages."""
-    examples = Path(__file__).parents[2] / "examples"
+    examples = Path(__file__).parents[3] / "examples"
     docs = list(yaml.safe_load_all((examples / "azure-vmss.yaml").read_text()))
     evil = "\x1b]0;owned\x07\x1b[2J\x9b3J"
     for doc in docs:

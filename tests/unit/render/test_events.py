@@ -172,7 +172,7 @@ def test_a_finding_lists_the_events_about_what_it_names() -> None:
     assert [(e.name, e.reason) for e in not_ready.events] == [(NOT_READY_NODE, "NodeNotReady")]
 
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.mark.usefixtures("no_cluster")

@@ -12,7 +12,7 @@ from support.snapshots import NAMESPACE
 
 from kubectl_machinepool.diagnostics.rules import BY_CODE
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = {
     "aws-asg": "aws-asg.yaml",
     "azure-image-drift": "azure-image-drift.yaml",

@@ -24,7 +24,7 @@ from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.render.treerows import Health, RowKind
 from kubectl_machinepool.render.treeview import build_tree
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CAPI = "cluster.x-k8s.io"
 TAINT = {"key": "node.cluster.x-k8s.io/uninitialized", "effect": "NoSchedule"}
 AZURE = (

@@ -25,7 +25,7 @@ from kubectl_machinepool.render.listing import (
     template_item,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def view(generation: str = "v1beta2", **kwargs: object) -> ListView:

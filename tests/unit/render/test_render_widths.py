@@ -24,7 +24,7 @@ from kubectl_machinepool.render.tree import MESSAGE_MIN, TreeOptions, render_tre
 from kubectl_machinepool.render.treerows import RowKind, TreeRow, headline
 from kubectl_machinepool.render.wrap import NARROWEST, visible_width
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.yaml"))
 WIDTHS = (80, 120, 200)
 COLOUR = re.compile("\x1b\\[[0-9;]*m")

@@ -18,7 +18,7 @@ from support.kubeconfigs import dead_kubeconfig
 
 from kubectl_machinepool.cli import suggest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 HEAVY = ("kubernetes", "tabulate")
 # What a cached pool name must not need: the kubeconfig's parser, the connection, the server.
 COLD_ONLY = (
