@@ -3,14 +3,15 @@
 Followed (following.py), the pools are read again whenever a watch of what the view reads says
 something changed (MachinePools, Machines, the infra pool and infra machine kinds, each workload
 cluster's Nodes), or when a pool's stuck deadline comes, never on a timer. It ends when every
-pool is done, when one is stuck, or at the timeout. Library code: no click, no printing;
-reports go to the caller's show().
+pool is done, when one is stuck, or at the timeout; a paused pool is waited for, never stuck.
+Library code: no click, no printing; reports go to the caller's show().
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TextIO
 
@@ -21,7 +22,13 @@ from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.changes import Watched
 from kubectl_machinepool.kube.client import Kube
-from kubectl_machinepool.model.rollout import PoolRollout, pool_rollout
+from kubectl_machinepool.model.rollout import (
+    DONE,
+    PAUSED,
+    PROGRESSING,
+    PoolRollout,
+    pool_rollout,
+)
 
 
 class End(enum.Enum):
@@ -32,6 +39,8 @@ class End(enum.Enum):
 
 
 def report_of(loaded: Loaded, rules: RuleOptions, stuck_after: timedelta) -> Report:
+    # The rules judge a rollout by the same window as the report (MP1101, MP1102).
+    rules = replace(rules, thresholds=replace(rules.thresholds, rollout=stuck_after))
     now = loaded.description.now
     rollouts = tuple(
         pool_rollout(pool, loaded.snapshot, now, stuck_after, cluster.nodes_read)
@@ -58,9 +67,11 @@ def follow(
     """Read and show until every pool is done, one is stuck, or timeout passes; read again on
     each change (following.py) and when a pool's stuck deadline comes."""
 
+    resumed = Resumed(stuck_after)
+
     def read() -> tuple[Loaded, Report]:
         loaded = load_description(access, Source(), pools, wall(), None, report_extras=False)
-        return loaded, report_of(loaded, rules, stuck_after)
+        return loaded, resumed.seen(report_of(loaded, rules, stuck_after))
 
     def watches(kube: Kube, view: tuple[Loaded, Report]) -> list[Watched]:
         return description_watches(kube, view[0], access, pools)
@@ -93,9 +104,38 @@ def follow(
     return (End.DONE if report.done else End.STUCK), report
 
 
+class Resumed:
+    """A pause lifted is movement: the follower saw it, even if no object records when (an
+    annotation removed leaves no time behind), so a pool is not stuck the moment it resumes."""
+
+    def __init__(self, stuck_after: timedelta) -> None:
+        self._stuck_after = stuck_after
+        self._paused: set[tuple[str, str]] = set()
+        self._at: dict[tuple[str, str], datetime] = {}
+
+    def seen(self, report: Report) -> Report:
+        rollouts = []
+        for rollout in report.rollouts:
+            key = (rollout.namespace, rollout.name)
+            if rollout.state == PAUSED:
+                self._paused.add(key)
+            elif key in self._paused:
+                self._paused.discard(key)
+                self._at[key] = report.now
+            rollouts.append(self._moved(rollout, self._at.get(key), report.now))
+        return replace(report, rollouts=tuple(rollouts))
+
+    def _moved(self, rollout: PoolRollout, at: datetime | None, now: datetime) -> PoolRollout:
+        if at is None or (rollout.last_change is not None and rollout.last_change >= at):
+            return rollout
+        state = PROGRESSING if rollout.stuck and now - at <= self._stuck_after else rollout.state
+        return replace(rollout, last_change=at, state=state)
+
+
 def _until_stuck(rollout: PoolRollout, now: datetime, stuck_after: timedelta) -> float | None:
-    """Seconds until this pool would be stuck if nothing moves (None: done, or no clock)."""
-    if rollout.done or rollout.last_change is None:
+    """Seconds until this pool would be stuck if nothing moves (None: done, paused, or no
+    clock)."""
+    if rollout.state in (DONE, PAUSED) or rollout.last_change is None:
         return None
     return (rollout.last_change + stuck_after - now).total_seconds() + 0.5
 

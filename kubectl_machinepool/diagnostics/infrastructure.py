@@ -46,6 +46,11 @@ def infrastructure_not_ready(rule: Rule, pool: PoolDescription, ctx: Context) ->
         return
     ref = mp.infrastructure_ref
     infra = ctx.raw(ref.api_group, ref.kind, mp.namespace, ref.name) if ref else None
+    if flag(dig(infra, "status", "ready")) is True:
+        # The controller freezes the pool only while the infra pool's status.ready is false;
+        # the condition copies the infra pool's Ready condition, which a managed pool sets
+        # False while its service updates it.
+        return
     contract_only = (
         flag(dig(infra, "status", "initialization", "provisioned")) is True
         and flag(dig(infra, "status", "ready")) is not True
@@ -261,16 +266,17 @@ def bootstrap_token_missing(rule: Rule, pool: PoolDescription, ctx: Context) -> 
 def managed_pool_updating(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     infra = pool.infra
     provider = infra_pool_of(infra)
-    updating = provider.updating_condition if provider else None
-    if infra is None or updating is None or infra.ready is not True:
+    if infra is None or provider is None or infra.ready is not True:
         return
-    cond = infra.conditions.get(updating)
-    if cond is not None and cond.status == "True":
-        message = (
-            f"{infra.kind} {infra.name} reports ready while {cond.type} is True: the managed "
-            "service is still rolling the pool"
-        )
-        yield rule.finding(pool, pool_subject(pool), message)
+    for signal in provider.rolling:
+        cond = infra.conditions.get(signal.condition)
+        if signal.updating and cond is not None and signal.says_rolling(cond.status, cond.reason):
+            reason = f" ({cond.reason})" if cond.reason else ""
+            message = (
+                f"{infra.kind} {infra.name} reports ready while {cond.type} is {cond.status}"
+                f"{reason}: the managed service is still rolling the pool"
+            )
+            yield rule.finding(pool, pool_subject(pool), message)
 
 
 RULES = [
@@ -280,7 +286,8 @@ RULES = [
         "Infrastructure not ready freezes the pool",
         Severity.WARNING,
         "InfrastructureReady is False (v1beta1 conditions) or status.initialization."
-        "infrastructureProvisioned is false, while status.nodeRefs is not empty or the infra "
+        "infrastructureProvisioned is false, and the infra pool's status.ready is not true "
+        "(the only field the freeze follows), while status.nodeRefs is not empty or the infra "
         "pool sets only status.initialization.provisioned (the controller reads status.ready); "
         "an error, with or without nodeRefs, when the reason is IncorrectExternalRef (the infra "
         "pool is gone)",

@@ -175,12 +175,19 @@ def stale_ownership(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator
         for i in pool.instances
         if i.node and not i.listed and claims_pool(i.node, pool.pool)
     ]
-    if claiming:
+    if not claiming:
+        return
+    lead = f"Nodes {names(claiming)} carry this pool's owner annotations but their providerIDs"
+    if pool.paused_by:
+        # Nothing copies the infra pool's list while the pool is paused: these are new
+        # instances the pool has not recorded yet, not stale ones.
         message = (
-            f"Nodes {names(claiming)} carry this pool's owner annotations but their providerIDs "
-            "are not in spec.providerIDList (the annotations are never removed)"
+            f"{lead} are not in the frozen spec.providerIDList: new instances the pool has not "
+            f"recorded because reconciliation is paused ({pool.paused_by})"
         )
-        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(claiming))
+    else:
+        message = f"{lead} are not in spec.providerIDList (the annotations are never removed)"
+    yield rule.finding(pool, pool_subject(pool), message, instances=tuple(claiming))
 
 
 def orphan_nodes(rule: Rule, ctx: Context) -> Iterator[Finding]:
@@ -306,8 +313,8 @@ RULES = [
         "R23",
         "Stale Node ownership annotations",
         Severity.INFO,
-        "a Node's owner annotations name this pool but its providerID is not in spec.providerIDList",
-        "The annotations are add-only: the Node may have moved, or the list is stale (MP0103).",
+        "a Node's owner annotations name this pool but its providerID is not in spec.providerIDList; in a paused pool said to be a new instance not yet recorded",
+        "The annotations are add-only: the Node may have moved, or the list is stale (MP0103). While reconciliation is paused nothing copies the infra pool's list, so new instances are missing from it.",
         "Trust spec.providerIDList; investigate only if MP0103 or MP0401 also fire.",
         (),
         stale_ownership,

@@ -14,3 +14,5 @@ class Thresholds:
     taint: timedelta = timedelta(minutes=5)
     deleting: timedelta = timedelta(minutes=15)
     drain: timedelta = timedelta(minutes=15)
+    # How long a rollout may go without moving before it is stuck (rollout status --stuck-after).
+    rollout: timedelta = timedelta(minutes=10)

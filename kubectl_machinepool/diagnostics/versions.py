@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import RawObject, dig, items, text
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     Context,
@@ -20,7 +21,10 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.model.conditions import read_conditions
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import same_version
+from kubectl_machinepool.model.rollout import OLD, last_change, pool_rollout, provider_rolling
 
+# A finding names this many of the instances that hold a rollout; the rest are counted.
+HELD_NAMED = 5
 # ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
 _MINOR = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
 
@@ -58,12 +62,54 @@ def upgrade_not_done(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterato
         for i in pool.instances
         if i.node and i.node.kubelet_version and not same_version(i.node.kubelet_version, desired)
     ]
-    if behind:
-        message = (
-            f"{lead}, but Nodes {names(behind)} do not run {desired}: the rollout has not "
-            "finished (or not started)"
+    if not behind:
+        return
+    message = (
+        f"{lead}, but Nodes {names(behind)} do not run {desired}: the rollout has not "
+        "finished (or not started)"
+    )
+    # The provider's own signal says it is rolling and something moved lately: a rollout
+    # visibly under way is information; silent counters (#10059) or no movement stay a warning.
+    rolling = provider_rolling(pool)
+    moved = last_change(pool, ctx.raw_pool(pool))
+    if rolling and moved is not None and ctx.now - moved <= ctx.thresholds.rollout:
+        message += (
+            f"; {rolling[0]} says it is still rolling, and the rollout last moved "
+            f"{human_duration(ctx.now - moved)} ago"
         )
-        yield rule.finding(pool, pool_subject(pool), message, instances=tuple(behind))
+        yield rule.finding(
+            pool, pool_subject(pool), message, instances=tuple(behind), severity=Severity.INFO
+        )
+        return
+    yield rule.finding(pool, pool_subject(pool), message, instances=tuple(behind))
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+def rollout_held(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    """A rollout under way (old instances left, or the provider says it rolls) that has not
+    moved for the rollout window: name the instances that hold it and why."""
+    rollout = pool_rollout(
+        pool, ctx.snapshot, ctx.now, ctx.thresholds.rollout, nodes_read=ctx.nodes is not None
+    )
+    under_way = rollout.count(OLD) or provider_rolling(pool)
+    if not rollout.stuck or not under_way:
+        return
+    holding = rollout.holding
+    # The new instances that never came up are the cause; the old ones only wait for them.
+    new = [i for i in holding if i.state != OLD] or list(holding)
+    shown = "; ".join(f"{i.name} ({', '.join([i.state, *i.problems])})" for i in new[:HELD_NAMED])
+    more = f" and {len(new) - HELD_NAMED} more" if len(new) > HELD_NAMED else ""
+    moved = rollout.last_change
+    since = f" for {human_duration(ctx.now - moved)}" if moved is not None else ""
+    old = rollout.count(OLD)
+    message = (
+        f"the rollout to {rollout.target.version or 'the new template'} has not moved{since}"
+        f"{f' with {old} old instance{_s(old)} left' if old else ''}; held by {shown}{more}"
+    )
+    yield rule.finding(pool, pool_subject(pool), message, instances=tuple(i.name for i in new))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +230,17 @@ RULES = [
         "Wait for, or trigger, the provider's rollout; judge progress by the Nodes' versions and the provider's signals.",
         (CAPI + "10059", CAPI + "13234", CAPI + "13929"),
         upgrade_not_done,
+    ),
+    Rule(
+        "MP1102",
+        "R11b",
+        "Rollout stuck on the instances it names",
+        Severity.WARNING,
+        "a rollout under way (old instances left, or the infra pool's own condition says it is rolling) in which nothing moved (no instance created, deleted or turned Ready, no template write) for the rollout window (10m; rollout status --stuck-after)",
+        "Every instance the provider reports counts, also one only the infra pool's providerIDList names: a surge instance whose bootstrap or boot failed holds the rollout while the old ones wait for it.",
+        "Read the named instance's Machine and infra machine conditions and its cloud console or serial log; delete it (kubectl machinepool delete-machine) once the cause is fixed.",
+        (CAPI + "10059",),
+        rollout_held,
     ),
     Rule(
         "MP1201",

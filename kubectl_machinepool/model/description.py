@@ -76,7 +76,7 @@ class PoolDescription:
     kubelet_versions: tuple[tuple[str, int], ...]
     deletion: DeletionVerdict
     instances: tuple[Instance, ...]
-    # Why nothing reconciles the pool now (pool annotation, Cluster spec.paused), or None.
+    # Why nothing reconciles the pool now (pool or infra pool annotation, Cluster spec.paused).
     paused_by: str | None = None
     # The infra pool / bootstrap config kinds could not be listed (so None means unknown).
     infra_unread: bool = False
@@ -171,11 +171,25 @@ def _versions(instances: list[Instance]) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(counted.items()))
 
 
-def _paused_by(pool: MachinePool, cluster_paused: bool) -> str | None:
-    """Upstream pauses a pool for either reason; the Paused condition reports the same."""
+def _paused_by(pool: MachinePool, cluster_paused: bool, infra_raw: RawObject | None) -> str | None:
+    """Core pauses a pool for its annotation or the Cluster's spec.paused (its Paused condition
+    says the same); the provider pauses the infra pool for the Cluster's or its own annotation
+    (annotations.IsPaused): either way the rollout does not move."""
     reasons = [PAUSED_ANNOTATION + " annotation"] if pool.paused else []
     if cluster_paused:
         reasons.append("Cluster spec.paused")
+    if PAUSED_ANNOTATION in mapping(dig(infra_raw, "metadata", "annotations")):
+        kind, name = text(dig(infra_raw, "kind")), text(dig(infra_raw, "metadata", "name"))
+        reasons.append(f"{PAUSED_ANNOTATION} annotation on {kind} {name}")
+    condition = pool.conditions.get("Paused")
+    if (
+        not reasons
+        and condition is not None
+        and condition.status == "True"
+        and not condition.legacy
+    ):
+        # Just unpaused: the controller has not reconciled the pool since, so it still is.
+        reasons.append("the MachinePool's Paused condition (not yet reconciled since)")
     return " and ".join(reasons) or None
 
 
@@ -220,7 +234,7 @@ def describe_pool(
             pool.replicas_managed_by,
         ),
         instances=tuple(instances),
-        paused_by=_paused_by(pool, cluster_paused),
+        paused_by=_paused_by(pool, cluster_paused, infra_raw),
         infra_unread=ref is not None and not snapshot.was_read(ref.api_group, ref.kind),
         bootstrap_unread=boot is not None and not snapshot.was_read(boot.api_group, boot.kind),
         version_targets=infra_targets(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
-from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
+from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, strings, text
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.pool import MachinePool
@@ -221,7 +221,10 @@ def pool_instances(
             pid = text(dig(raw, "spec", "providerID"))
             add(pid, None, snapshot.made_of(raw, object_state), by_pid.get(pid or ""))
         covered = {i.provider_id for i in found if i.provider_id}
-    for pid in pool.provider_ids:
+    # The infra pool's own list too: while the pool's copy is frozen (infra pool not ready,
+    # reconciliation paused) a surge instance is only there.
+    listing = snapshot.find(infra.group, infra.kind, infra.namespace, infra.name) if infra else None
+    for pid in (*pool.provider_ids, *strings(dig(listing, "spec", "providerIDList"))):
         if pid not in covered:
             add(pid, None, None, by_pid.get(pid))
             covered.add(pid)

@@ -7,8 +7,12 @@ runs: its Node's kubelet against the version the provider rolls to, the provider
 per-instance model flag where it has one (CAPZ's latestModelApplied), and the Machine's version
 only when there is no Node. A rollout is done when the pool's generation is observed, no
 provider signal says it is still rolling, no old or unknown instance is left, and as many up to
-date instances are Ready as are desired. It is stuck when it is not done and nothing moved
-(an instance created, deleted or turned Ready, the pool's template written) for a while.
+date instances are Ready as are desired. A rollout not done is paused while reconciliation
+is (the Cluster's spec.paused, the pool's or the infra pool's paused annotation): kubectl never
+judges a paused rollout against its progress deadline. Otherwise it is stuck when nothing moved
+(an instance created, deleted or turned Ready, the pool's template written) for a while, and
+progressing until then. Every instance the provider reports counts: a surge instance that never
+got a Node holds the rollout, and is named with what keeps it from counting.
 Pure: a PoolDescription and its Snapshot in, a PoolRollout out.
 """
 
@@ -19,7 +23,9 @@ from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
+from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.base.timeutil import parse_time
+from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import Instance, same_version
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -27,6 +33,11 @@ from kubectl_machinepool.providers.records import Provider
 from kubectl_machinepool.providers.registry import infra_pool
 
 UP_TO_DATE, OLD, UNKNOWN = "up-to-date", "old", "unknown"
+DONE, PROGRESSING, PAUSED, STUCK = "done", "progressing", "paused", "stuck"
+# The Machine conditions that say which step of an instance's start failed, in order.
+_MACHINE_STEPS = ("BootstrapConfigReady", "BootstrapReady", "InfrastructureReady")
+# A condition message from a cluster is shown up to this many characters.
+_MESSAGE = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +47,13 @@ class InstanceRollout:
     evidence: tuple[str, ...]
     ready: bool
     deleting: bool
+    # What keeps it from counting: a failed start step, no Node, a Node not Ready, ...
+    problems: tuple[str, ...] = ()
+
+    @property
+    def counts(self) -> bool:
+        """Up to date, Ready and not leaving: it counts towards the desired replicas."""
+        return self.state == UP_TO_DATE and self.ready and not self.deleting
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,15 +83,29 @@ class PoolRollout:
     instances: tuple[InstanceRollout, ...]
     # Why the rollout is not done yet, in the order a reader should act on them.
     waiting_for: tuple[str, ...]
-    # The last time anything about the rollout moved, and whether it has not moved for too long.
+    # The last time anything about the rollout moved.
     last_change: datetime | None
-    stuck: bool
+    # DONE, PROGRESSING, PAUSED or STUCK.
+    state: str
     # False: the workload cluster's Nodes could not be read; no instance's state is known.
     nodes_read: bool = True
+    # Why nothing reconciles the pool now (description.py), or None.
+    paused_by: str | None = None
 
     @property
     def done(self) -> bool:
-        return not self.waiting_for
+        return self.state == DONE
+
+    @property
+    def stuck(self) -> bool:
+        return self.state == STUCK
+
+    @property
+    def holding(self) -> tuple[InstanceRollout, ...]:
+        """The instances behind a rollout not done: not up to date and Ready, or leaving; the
+        new ones first, as they are what the old ones wait for."""
+        behind = () if self.done else (i for i in self.instances if not i.counts)
+        return tuple(sorted(behind, key=lambda i: i.state == OLD))
 
     def count(self, state: str) -> int:
         return sum(1 for i in self.instances if i.state == state)
@@ -84,8 +116,7 @@ class PoolRollout:
 
 
 def _available(instances: tuple[InstanceRollout, ...]) -> int:
-    """Up to date, Ready and not leaving: what counts towards the desired replicas."""
-    return sum(1 for i in instances if i.state == UP_TO_DATE and i.ready and not i.deleting)
+    return sum(1 for i in instances if i.counts)
 
 
 def _latest_model(provider: Provider | None, raw: RawObject | None) -> bool | None:
@@ -100,7 +131,9 @@ def _instance(
     version: str | None,
     provider: Provider | None,
     snapshot: Snapshot,
+    *,
     nodes_read: bool,
+    now: datetime,
 ) -> InstanceRollout:
     evidence: list[str] = []
     state = UNKNOWN
@@ -117,7 +150,7 @@ def _instance(
         state = UP_TO_DATE if not version or same_version(ran, version) else OLD
         evidence.append(f"{source} {ran}" + ("" if state == UP_TO_DATE else f", target {version}"))
     elif nodes_read:
-        evidence.append("no Node and no Machine version")
+        evidence.append("no kubelet or Machine version")
     infra = instance.infra_machine
     raw = (
         snapshot.find(infra.group, infra.kind, infra.namespace, infra.name)
@@ -147,7 +180,43 @@ def _instance(
         tuple(evidence),
         node is not None and node.ready is True,
         deleting,
+        _problems(instance, now) if nodes_read else (),
     )
+
+
+def _problems(instance: Instance, now: datetime) -> tuple[str, ...]:
+    """Why the instance does not count yet, beyond its version: the step of its start that
+    failed (its Machine's or infra machine's conditions), no Node for how long, a Node not
+    Ready or going, a providerID the pool has not recorded."""
+    found = []
+    machine = instance.machine.object if instance.machine else None
+    for step in _MACHINE_STEPS:
+        cond = machine.conditions.get(step) if machine else None
+        if cond is not None and cond.status == "False":
+            found.append(_condition("Machine", cond))
+            break
+    infra = instance.infra_machine
+    ready = infra.conditions.get("Ready") if infra is not None else None
+    if infra is not None and ready is not None and ready.status == "False":
+        found.append(_condition(infra.kind, ready))
+    node = instance.node
+    born = [o.created for o in (machine, infra) if o is not None and o.created is not None]
+    if node is None:
+        found.append(f"no Node for {human_duration(now - min(born))}" if born else "no Node")
+    elif node.deleting_since is not None:
+        found.append("Node being deleted")
+    elif node.ready is not True:
+        cond = node.conditions.get("Ready")
+        found.append("Node not Ready" + (f" ({cond.reason})" if cond and cond.reason else ""))
+    if instance.provider_id and not instance.listed:
+        found.append("not in the MachinePool's spec.providerIDList")
+    return tuple(found)
+
+
+def _condition(what: str, cond: Condition) -> str:
+    reason = f" ({cond.reason})" if cond.reason else ""
+    message = cond.message if len(cond.message) <= _MESSAGE else cond.message[:_MESSAGE] + "…"
+    return f"{what} {cond.type} False{reason}" + (f": {message}" if message else "")
 
 
 def _counted(raw: RawObject | None) -> tuple[tuple[str, int], ...]:
@@ -178,8 +247,11 @@ def _template_written(raw: RawObject | None) -> datetime | None:
     return latest
 
 
-def _last_change(pool: PoolDescription, raw_pool: RawObject | None) -> datetime | None:
-    times = [pool.pool.created, _template_written(raw_pool)]
+def last_change(pool: PoolDescription, raw_pool: RawObject | None) -> datetime | None:
+    """The last time anything about the pool's rollout moved, as its objects tell."""
+    # The Paused condition's last transition: a pause lifted is movement too.
+    paused = pool.pool.conditions.get("Paused")
+    times = [pool.pool.created, _template_written(raw_pool), paused.since if paused else None]
     for instance in pool.instances:
         for obj in (instance.machine.object if instance.machine else None, instance.infra_machine):
             if obj is not None:
@@ -194,17 +266,16 @@ def _last_change(pool: PoolDescription, raw_pool: RawObject | None) -> datetime 
     return max(known) if known else None
 
 
-def _provider_rolling(pool: PoolDescription, provider: Provider | None) -> list[str]:
+def provider_rolling(pool: PoolDescription) -> list[str]:
+    """The infra pool's own conditions that say its provider is still rolling it."""
     infra = pool.infra
+    provider = infra_pool(infra.group, infra.kind) if infra is not None else None
     if infra is None or provider is None:
         return []
     found = []
-    for name, rolling in (
-        (provider.updating_condition, "True"),
-        (provider.model_condition, "False"),
-    ):
-        cond = infra.conditions.get(name) if name else None
-        if cond is not None and cond.status == rolling:
+    for signal in provider.rolling:
+        cond = infra.conditions.get(signal.condition)
+        if cond is not None and signal.says_rolling(cond.status, cond.reason):
             reason = f" ({cond.reason})" if cond.reason else ""
             found.append(f"{infra.kind} {infra.name} {cond.type}={cond.status}{reason}")
     return found
@@ -245,12 +316,13 @@ def pool_rollout(
         mp.observed_generation,
         *_generation(raw_infra),
     )
-    instances = tuple(_instance(i, version, provider, snapshot, nodes_read) for i in pool.instances)
+    instances = tuple(
+        _instance(i, version, provider, snapshot, nodes_read=nodes_read, now=now)
+        for i in pool.instances
+    )
     waiting = []
     if not nodes_read:
         waiting.append(f"the Nodes of Cluster {mp.namespace}/{mp.cluster} could not be read")
-    if pool.paused_by:
-        waiting.append(f"reconciliation is paused: {pool.paused_by}")
     for what, gen, seen in (
         ("MachinePool", target.generation, target.observed_generation),
         (
@@ -261,7 +333,7 @@ def pool_rollout(
     ):
         if gen is not None and seen is not None and seen < gen:
             waiting.append(f"{what} generation {gen} not yet observed (observed {seen})")
-    waiting += [f"{s} says it is still rolling" for s in _provider_rolling(pool, provider)]
+    waiting += [f"{s} says it is still rolling" for s in provider_rolling(pool)]
     old = sum(1 for i in instances if i.state == OLD)
     unknown = sum(1 for i in instances if i.state == UNKNOWN)
     if old:
@@ -273,9 +345,15 @@ def pool_rollout(
     wanted = desired if desired is not None else len(instances)
     if available < wanted and nodes_read:
         waiting.append(f"{available} of {wanted} desired instances up to date and Ready")
-    last = _last_change(pool, raw_pool)
-    moved_long_ago = last is not None and now - last > stuck_after
-    stuck = bool(waiting) and moved_long_ago and nodes_read
+    last = last_change(pool, raw_pool)
+    if not waiting:
+        state = DONE
+    elif pool.paused_by:
+        state = PAUSED
+    elif nodes_read and last is not None and now - last > stuck_after:
+        state = STUCK
+    else:
+        state = PROGRESSING
     return PoolRollout(
         mp.namespace,
         mp.name,
@@ -285,6 +363,7 @@ def pool_rollout(
         instances,
         tuple(waiting),
         last,
-        stuck,
+        state,
         nodes_read,
+        pool.paused_by,
     )

@@ -92,6 +92,22 @@ class Companion:
 
 
 @dataclass(frozen=True, slots=True)
+class RollingSignal:
+    """A condition of the infra pool that says its provider is still rolling it: with this
+    status, and this reason when one is given."""
+
+    condition: str
+    status: str
+    reason: str | None = None
+    # The managed service is updating the pool (it may say ready meanwhile), rather than
+    # instances running an older model.
+    updating: bool = True
+
+    def says_rolling(self, status: str, reason: str) -> bool:
+        return status == self.status and self.reason in (None, reason)
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     """One infra pool kind, as its provider implements it."""
 
@@ -103,10 +119,8 @@ class Provider:
     machine_kind: str | None
     # None when the pool has no per-instance Machines.
     deletion: InstanceDeletion | None = None
-    # A condition that is True while the managed service rolls the pool, even when ready.
-    updating_condition: str | None = None
-    # A condition of the infra pool that is False while instances run an older model.
-    model_condition: str | None = None
+    # The infra pool's conditions that say the provider is still rolling the pool.
+    rolling: tuple[RollingSignal, ...] = ()
     # The infra machine's flag (a dotted path) that says it runs the pool's latest model.
     latest_model_field: str | None = None
     # Where the infra pool says which model (launch template version) new instances get: shown

@@ -50,6 +50,7 @@ from kubectl_machinepool.providers.records import (
     Companion,
     InstanceDeletion,
     Provider,
+    RollingSignal,
     VersionField,
     ZoneSource,
     numbered,
@@ -181,7 +182,7 @@ PROVIDERS: tuple[Provider, ...] = (
         version_fields=(*_capz_images("spec.template.image"), *_capz_images("status.image")),
         provisioning_state_field="status.provisioningState",
         # CAPZ api/v1beta1/consts.go; azure/scope/machinepoolmachine.go sets the flag.
-        model_condition="ScaleSetModelUpdated",
+        rolling=(RollingSignal("ScaleSetModelUpdated", "False", updating=False),),
         latest_model_field="status.latestModelApplied",
         zones=_CAPZ_ZONES,
     ),
@@ -234,7 +235,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "ROSAMachinePool",
         "ROSA HCP node pool",
         None,
-        updating_condition="RosaMachinePoolUpgrading",
+        rolling=(RollingSignal("RosaMachinePoolUpgrading", "True"),),
         zones=ZoneSource(fields=("spec.availabilityZone",), placed_by=("spec.subnet",)),
     ),
     Provider(
@@ -245,6 +246,8 @@ PROVIDERS: tuple[Provider, ...] = (
         companion=_aks_agent_pool(embedded=False),
         zones=_aks_zones("spec.availabilityZones"),
         node_image_label=AKS_NODE_IMAGE,
+        # CAPZ marks a service's condition False/Updating while its long-running operation runs.
+        rolling=(RollingSignal("AgentPoolsReady", "False", "Updating"),),
     ),
     # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
     # the reconcile when its orchestratorVersion is not the MachinePool's
@@ -287,7 +290,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "GKE node pool",
         # Its own kind: core treats the pool as having Machines, but none exist.
         "GCPManagedMachinePool",
-        updating_condition="GKEMachinePoolUpdating",
+        rolling=(RollingSignal("GKEMachinePoolUpdating", "True"),),
         zones=ZoneSource(
             fields=("spec.nodeLocations",),
             replacement="the zone's instance group recreates its own instances",

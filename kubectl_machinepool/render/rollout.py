@@ -9,12 +9,21 @@ from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.diagnostics.rules import RULES
-from kubectl_machinepool.model.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout
+from kubectl_machinepool.model.rollout import (
+    OLD,
+    PAUSED,
+    UNKNOWN,
+    UP_TO_DATE,
+    InstanceRollout,
+    PoolRollout,
+)
 from kubectl_machinepool.render.structured import SCHEMA_VERSION
 from kubectl_machinepool.render.wrap import line_width, wrap
 
 # Old and unknown instances are listed one by one up to this many per pool; the rest counted.
 LISTED_INSTANCES = 20
+# A stuck rollout's error names this many of the instances that hold it; the rest counted.
+NAMED_HOLDING = 5
 # Without a width (piped output) text wraps here.
 WIDTH = 100
 INDENT = " " * 16
@@ -55,14 +64,15 @@ def block(report: Report, width: int | None = None) -> str:
 
     for rollout in report.rollouts:
         lines.append(f"{_pool(rollout)} (Cluster {escape(rollout.cluster)})")
+        field("State:", _state(rollout))
         field("Target:", _target(rollout))
         field("Instances:", _counts(rollout))
         if rollout.target.counted:
             counted = ", ".join(f"{escape(v)} ({n})" for v, n in rollout.target.counted)
             field("Counted:", f"{counted}, as Cluster API last counted them (status.versions)")
-        behind = [i for i in rollout.instances if i.state != UP_TO_DATE or i.deleting]
+        behind = [i for i in rollout.instances if not i.counts]
         for instance in behind[:LISTED_INSTANCES]:
-            evidence = "; ".join(escape(e) for e in instance.evidence)
+            evidence = "; ".join(escape(e) for e in (*instance.evidence, *instance.problems))
             lines.append(f"    {instance.state:<10} {escape(instance.name)}  {evidence}")
         if len(behind) > LISTED_INSTANCES:
             lines.append(f"    ... and {len(behind) - LISTED_INSTANCES} more")
@@ -74,23 +84,38 @@ def block(report: Report, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def _state(rollout: PoolRollout) -> str:
+    if rollout.state == PAUSED:
+        return f"paused by {escape(rollout.paused_by or '')}: not done, and not judged stuck"
+    return rollout.state
+
+
 def progress(rollout: PoolRollout) -> str:
     """kubectl rollout status's line for this pool now."""
     if rollout.done:
         return f"{_pool(rollout)} successfully rolled out"
+    if rollout.state == PAUSED:
+        return (
+            f"Waiting for {_pool(rollout)} rollout: paused by {escape(rollout.paused_by or '')}; "
+            f"{_where(rollout)}..."
+        )
     if not rollout.nodes_read:
         return (
             f"Waiting for {_pool(rollout)} rollout: {escape(rollout.waiting_for[0])}, so no "
             "instance's version or readiness is known..."
         )
+    return f"Waiting for {_pool(rollout)} rollout to finish: {_where(rollout)}..."
+
+
+def _where(rollout: PoolRollout) -> str:
     wanted = rollout.desired if rollout.desired is not None else len(rollout.instances)
     old, unknown = rollout.count(OLD), rollout.count(UNKNOWN)
     where = f"{rollout.available} of {wanted} instances up to date and Ready"
     where += f", {old} old" if old else ""
     where += f", {unknown} of unknown version" if unknown else ""
-    if rollout.available >= wanted and not old and not unknown:
+    if rollout.available >= wanted and not old and not unknown and rollout.waiting_for:
         where += f"; {escape(rollout.waiting_for[0])}"  # the instances are there: what is not
-    return f"Waiting for {_pool(rollout)} rollout to finish: {where}..."
+    return where
 
 
 def stuck(rollout: PoolRollout, report: Report) -> str:
@@ -106,7 +131,19 @@ def stuck(rollout: PoolRollout, report: Report) -> str:
     ]
     why = f"; findings: {', '.join(dict.fromkeys(codes))}" if codes else ""
     waiting = "; ".join(escape(w) for w in rollout.waiting_for)
-    return f"{_pool(rollout)} rollout is stuck: nothing moved{since}; waiting for {waiting}{why}"
+    return (
+        f"{_pool(rollout)} rollout is stuck: nothing moved{since}; waiting for {waiting}"
+        f"{_held_by(rollout.holding)}{why}"
+    )
+
+
+def _held_by(holding: tuple[InstanceRollout, ...]) -> str:
+    named = [
+        f"{escape(i.name)} ({'; '.join([i.state, *(escape(p) for p in i.problems)])})"
+        for i in holding[:NAMED_HOLDING]
+    ]
+    more = f" and {len(holding) - NAMED_HOLDING} more" if len(holding) > NAMED_HOLDING else ""
+    return f"; held by {', '.join(named)}{more}" if named else ""
 
 
 def document(report: Report, end: str) -> dict[str, Any]:
@@ -126,6 +163,8 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
         "namespace": rollout.namespace,
         "name": rollout.name,
         "cluster": rollout.cluster,
+        "state": rollout.state,
+        "pausedBy": rollout.paused_by,
         "done": rollout.done,
         "stuck": rollout.stuck,
         "nodesRead": rollout.nodes_read,
@@ -153,9 +192,11 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
                 "evidence": list(i.evidence),
                 "ready": i.ready if rollout.nodes_read else None,
                 "deleting": i.deleting,
+                "problems": list(i.problems),
             }
             for i in rollout.instances
         ],
+        "holding": [i.name for i in rollout.holding],
         "waitingFor": list(rollout.waiting_for),
         "lastChange": format_time(rollout.last_change) if rollout.last_change else None,
         "findings": [

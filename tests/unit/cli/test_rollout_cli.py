@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support import rollouts
 from support.docs import fenced, page
 from support.run import run_cli
 
@@ -131,3 +132,58 @@ def test_a_value_that_is_not_a_boolean_is_a_usage_error(capsys: pytest.CaptureFi
     result = run_cli(capsys, "rollout", "status", "x", "-w=maybe")
     assert result.code == 2
     assert result.err.startswith("error: invalid value 'maybe' for -w")
+
+
+@pytest.mark.parametrize("how", ["cluster", "pool", "infra"])
+def test_a_paused_rollout_reported_once_is_paused_and_exits_0(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, how: str
+) -> None:
+    """kubectl never judges a paused rollout against its deadline: paused, not done, exit 0."""
+    objects = rollouts.objects_of("azure-vmss", "v1beta2")
+    rollouts.pause(objects, how)
+    dump = rollouts.dump(objects, tmp_path / "paused.yaml")
+    text = run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW)
+    assert text.code == 0, text.err
+    assert "  State:        paused by " in text.out
+    assert text.out.splitlines()[-1].startswith(
+        'Waiting for MachinePool "capi-prod/vmss-workers" rollout: paused by '
+    )
+    document = json.loads(
+        run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW, "-o", "json").out
+    )
+    [pool] = document["pools"]
+    assert (document["end"], pool["state"], pool["stuck"]) == ("reported", "paused", False)
+    assert pool["holding"] == ["vmss-workers-2", "vmss-workers-0"]
+
+
+def test_the_same_rollout_unpaused_is_stuck_naming_what_holds_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dump = rollouts.dump(rollouts.objects_of("azure-vmss", "v1beta2"), tmp_path / "stuck.yaml")
+    result = run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW)
+    assert result.code == 1
+    assert (
+        "held by vmss-workers-2 (up-to-date; Node not Ready (KubeletNotReady)), "
+        "vmss-workers-0 (old)" in result.err
+    )
+
+
+def test_a_surge_instance_that_never_joined_is_counted_and_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    objects = rollouts.objects_of("aws-asg", "v1beta2", healthy=True)
+    rollouts.upgrade(objects)
+    pid = rollouts.asg_surge(objects, joined_minutes=None, recorded=False)
+    dump = rollouts.dump(objects, tmp_path / "surge.yaml")
+    result = run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW)
+    assert result.code == 1
+    assert (
+        "  Instances:    0 of 3 up to date and Ready; 0 up to date, 3 old, 1 unknown" in result.out
+    )
+    assert f"{pid} (unknown; no Node; not in the MachinePool's spec.providerIDList)" in result.err
+    assert "MP1102 (" in result.err
+    document = json.loads(
+        run_cli(capsys, "rollout", "status", "-f", dump, "--now", NOW, "-o", "json").out
+    )
+    [pool] = document["pools"]
+    assert (pool["state"], pool["holding"][0]) == ("stuck", pid)

@@ -176,6 +176,8 @@ def infrastructure_not_ready(reason: str) -> Callable[[list[Obj]], None]:
             pool(objects)["status"]["infrastructureReady"] = False
         else:
             pool(objects)["status"]["initialization"]["infrastructureProvisioned"] = False
+        # What the controller copies from: the infra pool's own readiness field.
+        find(objects, "AWSMachinePool")["status"]["ready"] = False
 
     return change
 
@@ -587,6 +589,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     ),
     "MP1001": (("aws-asg", orphan_node("old-workers"), {}), ("aws-asg", orphan_node("asg-workers"), {})),
     "MP1101": (("azure-vmss", upgrade_reported_done(2), {}), ("azure-vmss", upgrade_reported_done(1), {})),
+    "MP1102": (("azure-vmss", None, {}), ("azure-vmss", None, {"healthy": True})),
     "MP1201": (("aws-asg", control_plane("v1.32.5"), {}), ("aws-asg", control_plane("v1.33.4"), {})),
     "MP1301": (("eks-managed", oke_versions("v1.34.1"), {}), ("eks-managed", oke_versions("v1.33.5"), {})),
     "MP1401": (("capd", topology_bootstrap(HOUR_AGO), {}), ("capd", topology_bootstrap(T0), {})),

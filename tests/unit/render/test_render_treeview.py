@@ -70,7 +70,7 @@ def test_a_row_carries_its_headline_codes_and_health() -> None:
     assert broken.problem
     assert broken.health is Health.ERROR
     assert broken.message.startswith("Machine not Ready (NotReady); Node not Ready")
-    assert broken.codes == ("MP0102",)
+    assert broken.codes == ("MP0102", "MP1102")
     assert [c.kind for c in broken.children] == [RowKind.OBJECT, RowKind.NODE]
     node = broken.children[1]
     assert node.headline is not None
@@ -112,7 +112,7 @@ def test_the_model_holds_no_glyph_and_no_colour() -> None:
 
 def test_the_findings_listed_below_each_tree_are_its_own() -> None:
     [(_, findings)] = model("azure-vmss").roots
-    assert sorted(f.code for f in findings) == ["MP0102", "MP0703", "MP1701"]
+    assert sorted(f.code for f in findings) == ["MP0102", "MP0703", "MP1102", "MP1701"]
 
 
 def test_rows_are_frozen() -> None:
