@@ -10,6 +10,11 @@ instance through the Cluster's `<cluster>-kubeconfig` Secret, with every conditi
 reports. It also stands in for the kubelet of those Nodes: pods bound to them run and become
 Ready, and an evicted pod goes once its deletion is requested.
 
+Like the real providers (`annotations.IsPaused(cluster, obj)`), it leaves an infra pool alone
+while its Cluster has `spec.paused` or the pool carries the `cluster.x-k8s.io/paused` annotation:
+no instance created, replaced or removed, no infra machine or status written. Its kubelets keep
+posting, as real ones do.
+
 Misbehaviour is asked for by instance name, `never_join` (no Node), `not_ready` (Node
 NotReady) and `vanished` (a stale providerID: the instance and its Node gone, still listed), or
 for the whole provider: a kubelet without the pressure conditions, an infra pool
@@ -42,6 +47,8 @@ INFRA_API = "infrastructure.cluster.x-k8s.io/v1beta1"
 INFRA_API_AWS = "infrastructure.cluster.x-k8s.io/v1beta2"
 CONTROLPLANE_API = "controlplane.cluster.x-k8s.io/v1beta2"
 FINALIZER = "test-provider.kubectl-machinepool.invalid/instance"
+PAUSED_ANNOTATION = f"{CAPI}/paused"
+CLUSTER_NAME_LABEL = f"{CAPI}/cluster-name"
 KUBELET_VERSION = "v1.36.3"
 Obj = dict[str, Any]
 
@@ -122,6 +129,10 @@ class TestProvider:
         # Which readiness the infra pool reports: both, or only one contract's field.
         self.pool_ready_fields: tuple[str, ...] = ("ready", "provisioned")
         self.errors: list[str] = []
+        # The infra pools the last pass left alone because reconciliation is paused, and how
+        # many passes have ended: a test waits on these, not on the clock, to see it held.
+        self.held: set[str] = set()
+        self.passes = 0
         self._workload: dict[str, KubeAPI] = {}
         self._tmp = Path(tempfile.mkdtemp(prefix="kmp-provider-"))
         self._stop = threading.Event()
@@ -153,7 +164,8 @@ class TestProvider:
 
     @contextlib.contextmanager
     def paused(self) -> Any:
-        """Hold the provider still while a test changes its misbehaviour or reads its state."""
+        """Hold the provider still while a test changes its misbehaviour or reads its state (the
+        test's own hold, between two passes; Cluster API's pause is `held`)."""
         with self._lock:
             yield self
 
@@ -175,12 +187,36 @@ class TestProvider:
     def reconcile(self) -> None:
         self._provision_clusters()
         self._provision_control_planes()
+        clusters = self._list(self.capi, "clusters")
+        held: set[str] = set()
         for pool in self._list(self.personality.pool_api, self._plural(self.personality.pool_kind)):
+            if self._paused(pool, clusters):
+                held.add(pool["metadata"]["name"])
+                continue
             self._reconcile_pool(pool)
-        for cluster in self._list(self.capi, "clusters"):
+        self.held = held
+        # The kubelets are no controller: they keep posting whatever is paused.
+        for cluster in clusters:
             workload = self.workload(cluster["metadata"]["name"])
             if workload is not None:
                 self._kubelet(workload)
+        self.passes += 1
+
+    def _paused(self, pool: Obj, clusters: list[Obj]) -> bool:
+        """annotations.IsPaused(cluster, pool): the providers' reconcilers return at once, before
+        any deletion, finalizer or status work. The Cluster is the one the pool's cluster-name
+        label names (util.GetClusterFromMetadata), else the owner MachinePool's clusterName."""
+        meta = pool["metadata"]
+        if PAUSED_ANNOTATION in (meta.get("annotations") or {}):
+            return True
+        name = (meta.get("labels") or {}).get(CLUSTER_NAME_LABEL)
+        if name is None:
+            owner = self._owner_pool(pool)
+            name = ((owner or {}).get("spec") or {}).get("clusterName")
+        return any(
+            c["metadata"]["name"] == name and (c.get("spec") or {}).get("paused") is True
+            for c in clusters
+        )
 
     def _provision_clusters(self) -> None:
         kind = self.personality.cluster_kind
