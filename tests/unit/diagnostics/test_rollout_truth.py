@@ -20,7 +20,7 @@ from support.rollouts import (
     upgrade,
     vmss_surge,
 )
-from support.scenarios import node
+from support.scenarios import SCENARIOS, node
 from support.snapshots import NAMESPACE, snapshot_of
 
 from kubectl_machinepool.diagnostics.core import Finding, Severity
@@ -283,3 +283,21 @@ def test_mp2301_in_a_paused_pool_speaks_of_new_instances_not_stale_ones(generati
 def test_mp2301_outside_a_pause_keeps_the_stale_wording(generation: str) -> None:
     _, findings = judged(aks_new_instance(generation))
     assert "the annotations are never removed" in findings["MP2301"].message
+
+
+# -- every provider ----------------------------------------------------------------------------
+
+
+@GENERATIONS
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_every_provider_s_rollout_paused_half_way_is_paused_and_otherwise_not(
+    scenario: str, generation: str
+) -> None:
+    objects = objects_of(scenario, generation)
+    upgrade(objects)
+    unpaused, _ = judged(objects)
+    assert unpaused.state in (PROGRESSING, STUCK)
+    pause(objects, "cluster")
+    paused, _ = judged(objects)
+    assert paused.state == PAUSED
+    assert [i.name for i in paused.holding] == [i.name for i in unpaused.holding]
