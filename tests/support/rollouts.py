@@ -123,6 +123,10 @@ def vmss_surge(objects: list[Obj], generation: str, *, bootstrap_failed: bool) -
             legacy = legacy["v1beta1"]["conditions"]
         legacy.append({"type": "BootstrapReady", "severity": "Error", **failed})
         set_condition(ampm, "Ready", status="False", reason="BootstrapFailed")
+    # CAPZ lists every AzureMachinePoolMachine; the MachinePool copied the list.
+    for kind in ("AzureMachinePool", "MachinePool"):
+        listed = find(objects, kind)["spec"]
+        listed["providerIDList"] = [*listed["providerIDList"], pid]
     objects += [machine, ampm]
     return name
 
