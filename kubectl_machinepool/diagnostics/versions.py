@@ -71,7 +71,7 @@ def upgrade_not_done(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterato
     # The provider's own signal says it is rolling and something moved lately: a rollout
     # visibly under way is information; silent counters (#10059) or no movement stay a warning.
     rolling = provider_rolling(pool)
-    moved = last_change(pool, ctx.raw_pool(pool))
+    moved = last_change(pool, ctx.raw_pool(pool), ctx.now)
     if rolling and moved is not None and ctx.now - moved <= ctx.thresholds.rollout:
         message += (
             f"; {rolling[0]} says it is still rolling, and the rollout last moved "

@@ -36,6 +36,8 @@ UP_TO_DATE, OLD, UNKNOWN = "up-to-date", "old", "unknown"
 DONE, PROGRESSING, PAUSED, STUCK = "done", "progressing", "paused", "stuck"
 # The Machine conditions that say which step of an instance's start failed, in order.
 _MACHINE_STEPS = ("BootstrapConfigReady", "BootstrapReady", "InfrastructureReady")
+# How far the API server's clock may run ahead of ours (last_change).
+CLOCK_SKEW = timedelta(minutes=1)
 # A condition message from a cluster is shown up to this many characters.
 _MESSAGE = 160
 
@@ -247,8 +249,13 @@ def _template_written(raw: RawObject | None) -> datetime | None:
     return latest
 
 
-def last_change(pool: PoolDescription, raw_pool: RawObject | None) -> datetime | None:
-    """The last time anything about the pool's rollout moved, as its objects tell."""
+def last_change(
+    pool: PoolDescription, raw_pool: RawObject | None, now: datetime
+) -> datetime | None:
+    """The last time anything about the pool's rollout moved, as its objects tell, up to now.
+
+    A time a little after now is the API server's clock ahead of ours: now. One further on was
+    written after the moment judged (a dump judged --now earlier), so it tells nothing of it."""
     # The Paused condition's last transition: a pause lifted is movement too.
     paused = pool.pool.conditions.get("Paused")
     times = [pool.pool.created, _template_written(raw_pool), paused.since if paused else None]
@@ -262,7 +269,7 @@ def last_change(pool: PoolDescription, raw_pool: RawObject | None) -> datetime |
                 instance.node.ready_since,
                 instance.node.deleting_since,
             ]
-    known = [t for t in times if t is not None]
+    known = [min(t, now) for t in times if t is not None and t <= now + CLOCK_SKEW]
     return max(known) if known else None
 
 
@@ -345,7 +352,7 @@ def pool_rollout(
     wanted = desired if desired is not None else len(instances)
     if available < wanted and nodes_read:
         waiting.append(f"{available} of {wanted} desired instances up to date and Ready")
-    last = last_change(pool, raw_pool)
+    last = last_change(pool, raw_pool, now)
     if not waiting:
         state = DONE
     elif pool.paused_by:

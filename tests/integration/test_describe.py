@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
@@ -35,6 +36,11 @@ def load(mgmt: ManagementCluster, scenario: str) -> Loaded:
 
 def server_fields_dropped(value: Any) -> Any:
     if isinstance(value, dict):
+        if value.get("code") == "MP1102":
+            # How long the rollout has not moved counts from creation times, which the API
+            # server sets (the test's own time, after --now) and a fixture sets as it likes.
+            message = re.sub(r"not moved for \S+", "not moved for …", value["message"])
+            value = {**value, "message": message}
         return {
             k: server_fields_dropped(v)
             for k, v in value.items()
