@@ -17,9 +17,9 @@ from kubectl_machinepool.diagnostics.core import (
     Severity,
     pool_subject,
 )
-from kubectl_machinepool.diagnostics.versions import minor
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import same_version
+from kubectl_machinepool.model.versionskew import minor
 from kubectl_machinepool.providers.registry import infra_pool_of
 from kubectl_machinepool.providers.targets import Target
 

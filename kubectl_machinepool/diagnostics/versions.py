@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
-from kubectl_machinepool.base.fields import RawObject, dig, items, text
+from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
@@ -18,20 +15,13 @@ from kubectl_machinepool.diagnostics.core import (
     names,
     pool_subject,
 )
-from kubectl_machinepool.model.conditions import read_conditions
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import same_version
 from kubectl_machinepool.model.rollout import OLD, last_change, pool_rollout, provider_rolling
+from kubectl_machinepool.model.versionskew import control_plane, minor, skew_window
 
 # A finding names this many of the instances that hold a rollout; the rest are counted.
 HELD_NAMED = 5
-# ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
-_MINOR = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
-
-
-def minor(version: str | None) -> tuple[int, int] | None:
-    match = _MINOR.match(version or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def _status_versions(ctx: Context, pool: PoolDescription) -> list[str]:
@@ -112,42 +102,8 @@ def rollout_held(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Fi
     yield rule.finding(pool, pool_subject(pool), message, instances=tuple(i.name for i in new))
 
 
-@dataclass(frozen=True, slots=True)
-class ControlPlane:
-    kind: str
-    desired: str | None
-    # The version it runs; for a topology without a readable control plane, the desired one.
-    current: str | None
-    rolling_out: bool = False
-
-
-def control_plane(ctx: Context) -> ControlPlane | None:
-    """The Cluster's control plane and its versions, when they can be read."""
-    cluster = ctx.raw(CAPI_GROUP, "Cluster", ctx.cluster.namespace, ctx.cluster.name)
-    ref = dig(cluster, "spec", "controlPlaneRef")
-    kind = text(dig(ref, "kind"))
-    topology = text(dig(cluster, "spec", "topology", "version"))
-    if not kind:
-        return ControlPlane("Cluster topology", topology, topology) if topology else None
-    group = ref_group(ref)
-    plane: RawObject | None = ctx.raw(
-        group, kind, ctx.cluster.namespace, text(dig(ref, "name")) or ""
-    )
-    if plane is None:
-        return None
-    desired = text(dig(plane, "spec", "version")) or text(dig(plane, "spec", "controlPlaneVersion"))
-    current = text(dig(plane, "status", "version")) or desired
-    rolling = read_conditions(plane).get("RollingOut")
-    return ControlPlane(kind, desired, current, rolling is not None and rolling.status == "True")
-
-
-def _skew_window(cp_minor: tuple[int, int]) -> int:
-    """How many minors a kubelet may trail the API server: 3 from 1.28, 2 before."""
-    return 2 if cp_minor < (1, 28) else 3
-
-
 def version_skew(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
-    plane = control_plane(ctx)
+    plane = control_plane(ctx.snapshot, ctx.cluster.namespace, ctx.cluster.name)
     wanted = pool.pool.desired_version
     pool_minor = minor(wanted)
     if plane is None or wanted is None or pool_minor is None:
@@ -156,7 +112,7 @@ def version_skew(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Fi
     cp_minor = minor(current)
     if cp_minor is None:
         return
-    window = _skew_window(cp_minor)
+    window = skew_window(cp_minor)
     if pool_minor > cp_minor:
         message = f"the pool wants {wanted}, newer than the control plane ({kind} at {current}): kubelets may not be newer than the API server"
         yield rule.finding(pool, pool_subject(pool), message, severity=Severity.ERROR)
