@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from enum import Enum
 
+from kubectl_machinepool.app.carrying import Callbacks, DryRun, refuse, send
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.errors import (
     ClusterAccessError,
     MachinePoolError,
     NotFoundError,
-    RefusedError,
     UsageError,
     pools_not_found,
 )
@@ -60,12 +59,6 @@ class DeleteMachine:
         return Request(self.mode, self.drain_timeout, self.allow_unverified)
 
 
-class DryRun(Enum):
-    NONE = "none"
-    CLIENT = "client"
-    SERVER = "server"
-
-
 @dataclass(frozen=True, slots=True)
 class Carry:
     """How far to carry out a plan."""
@@ -74,15 +67,6 @@ class Carry:
     wait: bool = False
     # How long to follow the deletion; None: until it is done.
     follow_timeout: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Callbacks:
-    report: Report  # a result, for standard output
-    inform: Report  # progress, for standard error
-    warn: Report
-    # Asked once, before the first write that persists; False cancels with nothing written.
-    confirm: Callable[[], bool]
 
 
 def note_on(snapshot: Snapshot, group: str, kind: str) -> str:
@@ -204,10 +188,14 @@ def plan_for(
 
 def execute(kube: Kube, plan: Plan, *, dry_run: bool, warn: Report) -> Outcome:
     """Send the plan's writes, exactly as shown, with preconditions and undo."""
+    return apply_writes(kube, _batch(plan), dry_run=dry_run, warn=warn)
+
+
+def _batch(plan: Plan) -> Batch:
     planned = tuple(r for r in (plan.target.machine_raw, plan.target.pool_raw) if r is not None)
     mp = plan.target.pool.pool
     hint = f"check the state with: kubectl machinepool describe {mp.name} -n {mp.namespace}"
-    return apply_writes(kube, Batch(plan.writes, planned, hint), dry_run=dry_run, warn=warn)
+    return Batch(plan.writes, planned, hint)
 
 
 def follow_deletion(
@@ -243,19 +231,11 @@ def follow_deletion(
 
 def carry_out(kube: Kube, plan: Plan, asked: DeleteMachine, carry: Carry, ui: Callbacks) -> None:
     """Refuse, or confirm and write, then report each write kubectl's way (and follow)."""
-    if plan.refusals:
-        first = plan.refusals[0].message
-        more = f" (and {len(plan.refusals) - 1} more above)" if len(plan.refusals) > 1 else ""
-        raise RefusedError(f"refused: {first}{more}; nothing was written")
-    if carry.dry_run is DryRun.CLIENT:
-        for write in plan.writes:
-            ui.report(f"{write.target.kubectl_name} {write.done} (dry run)")
+    refuse([r.message for r in plan.refusals])
+    outcome = send(kube, plan.writes, _batch(plan), carry.dry_run, ui)
+    if outcome is None:
         return
     server_dry_run = carry.dry_run is DryRun.SERVER
-    if not server_dry_run and not ui.confirm():
-        ui.inform("Cancelled: nothing was written.")
-        return
-    outcome = execute(kube, plan, dry_run=server_dry_run, warn=ui.warn)
     final = plan.writes[-1]
     for line in outcome.lines if final.verb != "delete" else outcome.lines[:-1]:
         ui.report(line)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import click
 
 from kubectl_machinepool.base.durations import parse_duration
-from kubectl_machinepool.base.errors import ExitCode, Interrupted, RefusedError, UsageError
+from kubectl_machinepool.base.errors import RefusedError, UsageError
 from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -106,30 +106,9 @@ asked_group = flags.group(
 )
 
 
-def _confirmed(assume_yes: bool, env: Environment) -> bool:
-    if assume_yes:
-        return True
-    if not env.stdin_tty:
-        raise RefusedError(
-            "not confirmed, and there is no terminal to ask on: nothing was written",
-            hint="review the plan, then run again with --yes",
-        )
-    try:
-        return click.confirm("Go ahead?", default=False, err=True)
-    except click.Abort:  # Ctrl-C or end of input at the prompt
-        raise Interrupted(ExitCode.INTERRUPTED, "Cancelled: nothing was written.") from None
-
-
 @click.command("delete-machine", context_settings=CONTEXT_SETTINGS)
 @asked_group
-@click.option(
-    "--dry-run",
-    type=click.Choice(["none", "client", "server"]),
-    default="none",
-    show_default=True,
-    help="client: only show the plan; server: send every write with dryRun=All",
-)
-@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")
+@confirming.write_options
 @click.option(
     "--wait/--no-wait",
     default=None,
@@ -188,7 +167,8 @@ def delete_machine_command(
     """
     from dataclasses import replace
 
-    from kubectl_machinepool.app.deleting import Callbacks, Carry, DryRun, carry_out, plan_for
+    from kubectl_machinepool.app.carrying import Callbacks, DryRun
+    from kubectl_machinepool.app.deleting import Carry, carry_out, plan_for
     from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.render.color import Palette
     from kubectl_machinepool.render.deleteplan import render_plan
@@ -206,7 +186,7 @@ def delete_machine_command(
         report=env.out,
         inform=env.err,
         warn=env.warn,
-        confirm=lambda: _confirmed(yes, env),
+        confirm=lambda: confirming.confirmed(yes, env),
     )
     with Kube.connect(access) as kube:
         asked = replace(

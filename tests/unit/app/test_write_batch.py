@@ -19,11 +19,10 @@ from support.fakeapi import Asked, FakeAPI, FakeServer
 from support.objects import NOW
 from support.scenarios import SCENARIOS
 
+from kubectl_machinepool.app.carrying import Callbacks, DryRun
 from kubectl_machinepool.app.deleting import (
-    Callbacks,
     Carry,
     DeleteMachine,
-    DryRun,
     carry_out,
     execute,
     plan_for,

@@ -1,0 +1,38 @@
+"""The flags and the question every write command shares: --dry-run, --yes, and "Go ahead?"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubectl_machinepool.base.errors import ExitCode, Interrupted, RefusedError
+from kubectl_machinepool.cli.environment import Environment
+
+
+def write_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--dry-run=none|client|server and -y/--yes, as kubectl spells them."""
+    command = click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")(command)
+    return click.option(
+        "--dry-run",
+        type=click.Choice(["none", "client", "server"]),
+        default="none",
+        show_default=True,
+        help="client: only show the plan; server: send every write with dryRun=All",
+    )(command)
+
+
+def confirmed(assume_yes: bool, env: Environment) -> bool:
+    """Asked once the plan is shown: --yes, or yes on the terminal; no terminal is a refusal."""
+    if assume_yes:
+        return True
+    if not env.stdin_tty:
+        raise RefusedError(
+            "not confirmed, and there is no terminal to ask on: nothing was written",
+            hint="review the plan, then run again with --yes",
+        )
+    try:
+        return click.confirm("Go ahead?", default=False, err=True)
+    except click.Abort:  # Ctrl-C or end of input at the prompt
+        raise Interrupted(ExitCode.INTERRUPTED, "Cancelled: nothing was written.") from None
