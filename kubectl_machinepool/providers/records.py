@@ -19,6 +19,11 @@ def numbered(zone: str) -> str:
     return zone.rpartition("-")[2]
 
 
+INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+REPLACED = "the instance is drained and deleted, then the provider creates a replacement"
+ANNOTATED_FIRST = "the annotated Machine is removed first"
+
+
 @dataclass(frozen=True, slots=True)
 class InstanceDeletion:
     """What deleting one Machine of the pool does in the cloud (docs/delete-machine.md)."""

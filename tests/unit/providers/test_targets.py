@@ -1,7 +1,7 @@
 """Infra pool fields that name a Kubernetes release (targets.py) and rule MP1301 (R13, #7248),
 per provider shape, in both Cluster API generations: the field fires, its near miss does not.
 
-Each field as the provider defines it (json tags, at the commits in providers/registry.py's docstring):
+Each field as the provider defines it (json tags, at the commits in each provider module's docstring):
   AWSManagedMachinePool spec.amiVersion, spec.amiType
       cluster-api-provider-aws exp/api/v1beta2/awsmanagedmachinepool_types.go (also v1beta1)
   AzureMachinePool spec.template.image / status.image {computeGallery, sharedGallery,

@@ -1,0 +1,96 @@
+"""Cluster API Provider AWS (CAPA): EC2 Auto Scaling groups, EKS managed node groups, ROSA HCP
+node pools. Field paths checked against the json tags of kubernetes-sigs/cluster-api-provider-aws
+2cf09d78547d (v2.11.1): exp/api/v1beta2 (awsmachinepool, awsmanagedmachinepool, rosamachinepool,
+types.go), api/v1beta2/types.go. CAPA has no releaseVersion field: the EKS AMI release is
+spec.amiVersion; an AWSMachinePool has no version field (an explicit AMI id is opaque; without
+one CAPA looks the AMI up by the MachinePool's version).
+"""
+
+from __future__ import annotations
+
+from kubectl_machinepool.providers.readings import EKS_RELEASE
+from kubectl_machinepool.providers.records import (
+    INFRA_GROUP,
+    REPLACED,
+    InstanceDeletion,
+    Provider,
+    RollingSignal,
+    VersionField,
+    ZoneSource,
+)
+
+_ASG_DOCS = (
+    "AWS EC2 Auto Scaling user guide: Availability Zone distribution and rebalancing activities"
+)
+
+
+def _capa_zones(
+    subnets: str, rebalance: str, source: str, suspended: tuple[str, ...] = ()
+) -> ZoneSource:
+    """CAPA places the ASG by its subnets, else its own zones, else spec.failureDomains, else the
+    cluster's private subnets (pkg/cloud/scope/shared.go)."""
+    return ZoneSource(
+        fields=("spec.availabilityZones",),
+        placed_by=(subnets,),
+        failure_domains=True,
+        replacement="the ASG launches the replacement in the zone with the fewest instances",
+        rebalance=rebalance,
+        rebalance_suspended=suspended,
+        source=source,
+    )
+
+
+PROVIDERS: tuple[Provider, ...] = (
+    Provider(
+        INFRA_GROUP,
+        "AWSMachinePool",
+        "Auto Scaling Group",
+        # Only with CAPA's MachinePoolMachines feature gate (default off).
+        "AWSMachine",
+        InstanceDeletion(
+            True,
+            REPLACED + " (the ASG keeps its desired capacity)",
+            False,
+            "CAPA ignores the annotation: the ASG termination policy picks the instance, undrained",
+        ),
+        # CAPA suspends only the processes spec.suspendProcesses names
+        # (exp/controllers/awsmachinepool_controller.go).
+        zones=_capa_zones(
+            "spec.subnets",
+            "AZRebalance then evens the zones out, launching before it terminates",
+            _ASG_DOCS,
+            ("spec.suspendProcesses.processes.azRebalance", "spec.suspendProcesses.all"),
+        ),
+        autoscaler_scale_in="CAPA ignores cluster.x-k8s.io/delete-machine: on scale-down the ASG "
+        "terminates an arbitrary instance, undrained",
+        model_version_field="status.launchTemplateVersion",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "AWSManagedMachinePool",
+        "EKS managed node group",
+        None,
+        # The EKS AMI release; CAPA sends it apart from the Kubernetes version it takes from
+        # the MachinePool (pkg/cloud/services/eks/nodegroup.go reconcileNodegroupVersion).
+        version_fields=(
+            VersionField(
+                "spec.amiVersion", EKS_RELEASE, "exp/api/v1beta2/awsmanagedmachinepool_types.go"
+            ),
+        ),
+        zones=_capa_zones(
+            "spec.subnetIDs",
+            "the node group's ASG evens the zones out (AZRebalance, which EKS relies on)",
+            _ASG_DOCS + "; EKS user guide: managed node update behavior",
+        ),
+        model_version_field="status.launchTemplateVersion",
+        node_image_label="eks.amazonaws.com/nodegroup-image",
+    ),
+    Provider(
+        INFRA_GROUP,
+        "ROSAMachinePool",
+        "ROSA HCP node pool",
+        None,
+        rolling=(RollingSignal("RosaMachinePoolUpgrading", "True"),),
+        zones=ZoneSource(fields=("spec.availabilityZone",), placed_by=("spec.subnet",)),
+    ),
+)

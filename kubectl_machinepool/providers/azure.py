@@ -1,0 +1,142 @@
+"""Cluster API Provider Azure (CAPZ): VM Scale Sets and AKS agent pools. Field paths checked
+against the json tags of kubernetes-sigs/cluster-api-provider-azure 69ec3a40a818 (v1.26.0):
+exp/api/v1beta1/azuremachinepool_types.go; api/v1beta1 types.go, types_class.go,
+azureasomanagedmachinepool_types.go; and of Azure/azure-service-operator v2.18.0 (CAPZ v1.26.0's)
+v2/api/containerservice/v1api20240901/managed_clusters_agent_pool_types_gen.go (and v1api20231001,
+v1api20250801). AKS pools report their version in the ASO agent pool, their companion.
+"""
+
+from __future__ import annotations
+
+from kubectl_machinepool.providers.readings import (
+    CAPZ_CAPI_OFFER,
+    CAPZ_REFERENCE_GALLERY_IMAGE,
+    KUBERNETES,
+)
+from kubectl_machinepool.providers.records import (
+    INFRA_GROUP,
+    REPLACED,
+    Companion,
+    InstanceDeletion,
+    Provider,
+    RollingSignal,
+    VersionField,
+    ZoneSource,
+    numbered,
+)
+
+_CAPZ_POOL_TYPES = "exp/api/v1beta1/azuremachinepool_types.go, api/v1beta1/types.go"
+
+
+def _capz_images(root: str) -> tuple[VersionField, ...]:
+    """An AzureMachinePool image (spec.template.image, or status.image: the one in use)."""
+    return (
+        VersionField(
+            f"{root}.computeGallery.version", CAPZ_REFERENCE_GALLERY_IMAGE, _CAPZ_POOL_TYPES
+        ),
+        VersionField(
+            f"{root}.sharedGallery.version", CAPZ_REFERENCE_GALLERY_IMAGE, _CAPZ_POOL_TYPES
+        ),
+        VersionField(f"{root}.marketplace.version", CAPZ_CAPI_OFFER, _CAPZ_POOL_TYPES),
+    )
+
+
+_CAPZ_ZONES = ZoneSource(
+    failure_domains=True,
+    naming=numbered,
+    replacement="the VMSS adds the replacement to a zone that needs more VMs (best-effort zone "
+    "balance; strict with spec.zoneBalance)",
+    rebalance="nothing moves existing VMs: CAPZ sets no automatic zone rebalancing on the VMSS",
+    source="Azure docs: zone balancing in Virtual Machine Scale Sets; CAPZ "
+    "azure/scope/machinepool.go, azure/services/scalesets/spec.go",
+)
+
+
+def _aks_zones(field: str) -> ZoneSource:
+    return ZoneSource(
+        fields=(field,),
+        naming=numbered,
+        replacement="AKS spreads the pool's nodes over its zones",
+        source="AKS docs: availability zones (zone-spanning node pools)",
+    )
+
+
+_ASO_AGENT_POOL_TYPES = (
+    "azure-service-operator v2/api/containerservice/v1api20250801/"
+    "managed_clusters_agent_pool_types_gen.go"
+)
+
+
+def _aks_agent_pool(*, embedded: bool) -> Companion:
+    """The ASO agent pool: the version CAPZ asks AKS for (the larger of the MachinePool's and
+    the control plane's auto-upgrade version, azure/services/agentpools/spec.go), and the one
+    AKS runs. status.nodeImageVersion names no Kubernetes release."""
+    return Companion(
+        "containerservice.azure.com",
+        "ManagedClustersAgentPool",
+        embedded,
+        (
+            VersionField("spec.orchestratorVersion", KUBERNETES, _ASO_AGENT_POOL_TYPES),
+            VersionField("status.currentOrchestratorVersion", KUBERNETES, _ASO_AGENT_POOL_TYPES),
+        ),
+    )
+
+
+AKS_NODE_IMAGE = "kubernetes.azure.com/node-image-version"
+
+
+PROVIDERS: tuple[Provider, ...] = (
+    Provider(
+        INFRA_GROUP,
+        "AzureMachinePool",
+        "VMSS",
+        "AzureMachinePoolMachine",
+        InstanceDeletion(
+            True,
+            REPLACED + " (the VMSS grows back to spec.replicas)",
+            True,
+            "CAPZ deletes the annotated AzureMachinePoolMachine first",
+            annotation_deletes=True,
+            sticky_when_managed="the instance is drained and deleted and the VMSS stays one "
+            "smaller; CAPZ lowers spec.replicas to match (replicas-managed-by)",
+        ),
+        # The image asked for, and the one CAPZ put in the VMSS model (defaulted from the
+        # MachinePool's version when none is asked for); status.version is never written.
+        version_fields=(*_capz_images("spec.template.image"), *_capz_images("status.image")),
+        provisioning_state_field="status.provisioningState",
+        # CAPZ api/v1beta1/consts.go; azure/scope/machinepoolmachine.go sets the flag.
+        rolling=(RollingSignal("ScaleSetModelUpdated", "False", updating=False),),
+        latest_model_field="status.latestModelApplied",
+        zones=_CAPZ_ZONES,
+    ),
+    Provider(
+        INFRA_GROUP,
+        "AzureManagedMachinePool",
+        "AKS agent pool",
+        None,
+        companion=_aks_agent_pool(embedded=False),
+        zones=_aks_zones("spec.availabilityZones"),
+        node_image_label=AKS_NODE_IMAGE,
+        # CAPZ marks a service's condition False/Updating while its long-running operation runs.
+        rolling=(RollingSignal("AgentPoolsReady", "False", "Updating"),),
+    ),
+    # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
+    # the reconcile when its orchestratorVersion is not the MachinePool's
+    # (pkg/mutators/azureasomanagedmachinepool.go).
+    Provider(
+        INFRA_GROUP,
+        "AzureASOManagedMachinePool",
+        "AKS agent pool",
+        None,
+        version_fields=(
+            VersionField(
+                "spec.resources[].spec.orchestratorVersion",
+                KUBERNETES,
+                "api/v1beta1/azureasomanagedmachinepool_types.go",
+            ),
+        ),
+        companion=_aks_agent_pool(embedded=True),
+        node_image_label=AKS_NODE_IMAGE,
+        zones=_aks_zones("spec.resources[].spec.availabilityZones"),
+    ),
+)

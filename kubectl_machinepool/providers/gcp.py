@@ -1,0 +1,50 @@
+"""Cluster API Provider GCP (CAPG): managed instance groups and GKE node pools. Field paths checked
+against the json tags of kubernetes-sigs/cluster-api-provider-gcp 5e0bb3b249ca (v1.12.0),
+exp/api/v1beta1. A GKE pool has no version field: CAPG sends the MachinePool's version, and GKE
+reports its own in no field of these objects.
+"""
+
+from __future__ import annotations
+
+from kubectl_machinepool.providers.readings import CAPG_IMAGE_FAMILY
+from kubectl_machinepool.providers.records import (
+    INFRA_GROUP,
+    Provider,
+    RollingSignal,
+    VersionField,
+    ZoneSource,
+)
+
+PROVIDERS: tuple[Provider, ...] = (
+    Provider(
+        INFRA_GROUP,
+        "GCPMachinePool",
+        "managed instance group",
+        None,
+        # spec.image takes precedence over spec.imageFamily; the single zone of its MIG comes
+        # from the MachinePool's spec.failureDomains. Unset, the family is CAPG's default for
+        # the MachinePool's minor (cloud/scope/machinepool.go InstanceImageSpec).
+        version_fields=(
+            VersionField(
+                "spec.imageFamily", CAPG_IMAGE_FAMILY, "exp/api/v1beta1/gcpmachinepool_types.go"
+            ),
+        ),
+        # A zonal MIG: CAPG refuses more than one zone (cloud/scope/machinepool.go).
+        zones=ZoneSource(failure_domains=True),
+    ),
+    Provider(
+        INFRA_GROUP,
+        "GCPManagedMachinePool",
+        "GKE node pool",
+        # Its own kind: core treats the pool as having Machines, but none exist.
+        "GCPManagedMachinePool",
+        rolling=(RollingSignal("GKEMachinePoolUpdating", "True"),),
+        zones=ZoneSource(
+            fields=("spec.nodeLocations",),
+            replacement="the zone's instance group recreates its own instances",
+            rebalance="GKE keeps a node count per zone: CAPG sends spec.replicas divided by the "
+            "zones (regional clusters)",
+            source="CAPG cloud/scope/managedmachinepool.go ConvertToSdkNodePool",
+        ),
+    ),
+)
