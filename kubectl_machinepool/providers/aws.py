@@ -18,6 +18,7 @@ from kubectl_machinepool.providers.records import (
     VersionField,
     ZoneSource,
 )
+from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField
 
 _ASG_DOCS = (
     "AWS EC2 Auto Scaling user guide: Availability Zone distribution and rebalancing activities"
@@ -64,6 +65,16 @@ PROVIDERS: tuple[Provider, ...] = (
         autoscaler_scale_in="CAPA ignores cluster.x-k8s.io/delete-machine: on scale-down the ASG "
         "terminates an arbitrary instance, undrained",
         model_version_field="status.launchTemplateVersion",
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.awsLaunchTemplate.ami.id",
+                    None,
+                    "spec.awsLaunchTemplate.ami.id",
+                    "pkg/cloud/services/ec2/launchtemplate.go DiscoverLaunchTemplateAMI",
+                ),
+            ),
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -84,6 +95,27 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         model_version_field="status.launchTemplateVersion",
         node_image_label="eks.amazonaws.com/nodegroup-image",
+        upgrade=Upgrade(
+            fields=(
+                # Pinned, it is a second node group update after the version's (nodegroup.go
+                # reconcileNodegroupVersion sends a version or a release, never both).
+                UpgradeField(
+                    "spec.amiVersion",
+                    None,
+                    "spec.amiVersion",
+                    "pkg/cloud/services/eks/nodegroup.go reconcileNodegroupVersion",
+                ),
+                UpgradeField(
+                    "spec.awsLaunchTemplate.ami.id",
+                    None,
+                    "spec.awsLaunchTemplate.ami.id",
+                    "pkg/cloud/services/ec2/launchtemplate.go DiscoverLaunchTemplateAMI",
+                ),
+            ),
+            steps_minors="CAPA updates an EKS node group one minor per call "
+            "(pkg/cloud/services/eks/nodegroup.go): a pool several minors behind rolls once per "
+            "minor",
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -92,5 +124,13 @@ PROVIDERS: tuple[Provider, ...] = (
         None,
         rolling=(RollingSignal("RosaMachinePoolUpgrading", "True"),),
         zones=ZoneSource(fields=("spec.availabilityZone",), placed_by=("spec.subnet",)),
+        upgrade=Upgrade(
+            deployed=UpgradeField(
+                "spec.version",
+                None,
+                None,
+                "exp/controllers/rosamachinepool_controller.go reconcileMachinePoolVersion",
+            ),
+        ),
     ),
 )

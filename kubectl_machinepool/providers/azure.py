@@ -24,6 +24,12 @@ from kubectl_machinepool.providers.records import (
     ZoneSource,
     numbered,
 )
+from kubectl_machinepool.providers.upgrades import (
+    Upgrade,
+    UpgradeField,
+    reference_gallery,
+    without_v,
+)
 
 _CAPZ_POOL_TYPES = "exp/api/v1beta1/azuremachinepool_types.go, api/v1beta1/types.go"
 
@@ -83,6 +89,8 @@ def _aks_agent_pool(*, embedded: bool) -> Companion:
 
 
 AKS_NODE_IMAGE = "kubernetes.azure.com/node-image-version"
+# AKS docs (upgrade-aks-cluster): minor versions cannot be skipped; CAPZ sends the target as it is.
+_AKS_ONE_MINOR = "AKS upgrades one minor version at a time, and CAPZ does not step"
 
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -108,6 +116,32 @@ PROVIDERS: tuple[Provider, ...] = (
         rolling=(RollingSignal("ScaleSetModelUpdated", "False", updating=False),),
         latest_model_field="status.latestModelApplied",
         zones=_CAPZ_ZONES,
+        upgrade=Upgrade(
+            fields=(
+                *(
+                    UpgradeField(
+                        f"spec.template.image.{kind}.version",
+                        reference_gallery,
+                        "spec.template.image",
+                        "azure/services/virtualmachineimages/images.go",
+                    )
+                    for kind in ("computeGallery", "sharedGallery")
+                ),
+                # The capi offer has images up to v1.30.3 only, dated: never derived.
+                UpgradeField(
+                    "spec.template.image.marketplace.version",
+                    None,
+                    "spec.template.image",
+                    "azure/services/virtualmachineimages/images.go",
+                ),
+                UpgradeField(
+                    "spec.template.image.id",
+                    None,
+                    "spec.template.image",
+                    "azure/scope/machinepool.go GetVMImage",
+                ),
+            ),
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -119,6 +153,7 @@ PROVIDERS: tuple[Provider, ...] = (
         node_image_label=AKS_NODE_IMAGE,
         # CAPZ marks a service's condition False/Updating while its long-running operation runs.
         rolling=(RollingSignal("AgentPoolsReady", "False", "Updating"),),
+        upgrade=Upgrade(one_minor=_AKS_ONE_MINOR),
     ),
     # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
     # the reconcile when its orchestratorVersion is not the MachinePool's
@@ -138,5 +173,16 @@ PROVIDERS: tuple[Provider, ...] = (
         companion=_aks_agent_pool(embedded=True),
         node_image_label=AKS_NODE_IMAGE,
         zones=_aks_zones("spec.resources[].spec.availabilityZones"),
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.resources[].spec.orchestratorVersion",
+                    without_v,
+                    None,
+                    "pkg/mutators/azureasomanagedmachinepool.go",
+                ),
+            ),
+            one_minor=_AKS_ONE_MINOR,
+        ),
     ),
 )

@@ -13,6 +13,7 @@ from kubectl_machinepool.providers.records import (
     Provider,
     ZoneSource,
 )
+from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField, kindest_node
 
 _CAPD_ZONES = ZoneSource(
     failure_domains=True,
@@ -30,6 +31,16 @@ PROVIDERS: tuple[Provider, ...] = (
         "DevMachine",
         InstanceDeletion(True, REPLACED, True, ANNOTATED_FIRST),
         zones=_CAPD_ZONES,
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.backend.docker.customImage",
+                    kindest_node,
+                    "spec.backend.docker.customImage",
+                    "test/infrastructure/kind/mapper.go GetMapping",
+                ),
+            ),
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -38,5 +49,15 @@ PROVIDERS: tuple[Provider, ...] = (
         "DockerMachine",
         InstanceDeletion(True, REPLACED, True, ANNOTATED_FIRST),
         zones=_CAPD_ZONES,
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.template.customImage",
+                    kindest_node,
+                    "spec.template.customImage",
+                    "test/infrastructure/kind/mapper.go GetMapping",
+                ),
+            ),
+        ),
     ),
 )

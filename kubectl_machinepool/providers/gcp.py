@@ -14,6 +14,7 @@ from kubectl_machinepool.providers.records import (
     VersionField,
     ZoneSource,
 )
+from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField, capg_family
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
@@ -31,6 +32,19 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         # A zonal MIG: CAPG refuses more than one zone (cloud/scope/machinepool.go).
         zones=ZoneSource(failure_domains=True),
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.imageFamily",
+                    capg_family,
+                    "spec.imageFamily",
+                    "cloud/scope/machinepool.go InstanceImageSpec",
+                ),
+                UpgradeField(
+                    "spec.image", None, "spec.image", "cloud/scope/machinepool.go InstanceImageSpec"
+                ),
+            ),
+        ),
     ),
     Provider(
         INFRA_GROUP,

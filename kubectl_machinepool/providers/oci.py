@@ -15,6 +15,7 @@ from kubectl_machinepool.providers.records import (
     ZoneSource,
     numbered,
 )
+from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField, with_v
 
 
 def _oci_zones(field: str) -> ZoneSource:
@@ -40,6 +41,18 @@ PROVIDERS: tuple[Provider, ...] = (
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
         zones=_oci_zones("spec.placementDetails[].availabilityDomain"),
+        # CAPOCI looks no image up for an instance pool: the MachinePool's version reaches only
+        # the bootstrap data.
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.instanceConfiguration.instanceSourceViaImageConfig.imageId",
+                    None,
+                    None,
+                    "cloud/scope/machine_pool.go",
+                ),
+            ),
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -57,6 +70,20 @@ PROVIDERS: tuple[Provider, ...] = (
             ),
         ),
         zones=_oci_zones("spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain"),
+        upgrade=Upgrade(
+            fields=(
+                UpgradeField(
+                    "spec.version", with_v, None, "exp/api/v1beta2/ocimanagedmachinepool_webhook.go"
+                ),
+                # CAPOCI pins the image it looked up; cleared, it looks one up for the version.
+                UpgradeField(
+                    "spec.nodeSourceViaImage.imageId",
+                    None,
+                    "spec.nodeSourceViaImage.imageId",
+                    "cloud/scope/managed_machine_pool.go setNodepoolImageId",
+                ),
+            ),
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -65,5 +92,9 @@ PROVIDERS: tuple[Provider, ...] = (
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
         zones=_oci_zones("spec.placementConfigs[].availabilityDomain"),
+        upgrade=Upgrade(
+            unsupported="OKE versions virtual nodes itself: CAPOCI sends no version "
+            "(cloud/scope/virtual_machine_pool.go)"
+        ),
     ),
 )

@@ -4,9 +4,10 @@ is, as its provider implements it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kubectl_machinepool.providers.readings import Reading
+from kubectl_machinepool.providers.upgrades import Upgrade
 
 
 def as_named(zone: str) -> str:
@@ -146,3 +147,5 @@ class Provider:
     # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
     # this tool warns about.
     autoscaler_scale_in: str | None = None
+    # How the infra pool follows a new Kubernetes version (upgrade).
+    upgrade: Upgrade = field(default_factory=Upgrade)
