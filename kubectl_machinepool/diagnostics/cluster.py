@@ -30,7 +30,6 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.providers.registry import infra_pool_of
 
-TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 TOPOLOGY_MANAGER = "capi-topology"
 # The topology controller's first applies come with the object's creation.
 _SETTLE = timedelta(minutes=1)
@@ -58,7 +57,7 @@ def _topology_reapplied(raw: RawObject | None) -> datetime | None:
 
 def bootstrap_drift(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     mp, boot = pool.pool, pool.pool.bootstrap_ref
-    if TOPOLOGY_OWNED not in mp.labels or boot is None:
+    if not mp.topology_owned or boot is None:
         return
     raw = ctx.raw(boot.api_group, boot.kind, mp.namespace, boot.name)
     generation = integer(dig(raw, "metadata", "generation"))

@@ -155,7 +155,7 @@ def version_skew(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Fi
 
 def topology_version_strings(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     mp = pool.pool
-    if "topology.cluster.x-k8s.io/owned" not in mp.labels or not mp.version:
+    if not mp.topology_owned or not mp.version:
         return
     differing = sorted(
         {

@@ -31,6 +31,8 @@ from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.providers.registry import infra_pool
 
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
+# The topology controller owns the pool: it writes the version from spec.topology.version.
+TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 REPLICAS_MANAGED_BY = "cluster.x-k8s.io/replicas-managed-by"
 AUTOSCALER_MIN = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 AUTOSCALER_MAX = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
@@ -105,6 +107,10 @@ class MachinePool:
     @property
     def paused(self) -> bool:
         return PAUSED_ANNOTATION in self.annotations
+
+    @property
+    def topology_owned(self) -> bool:
+        return TOPOLOGY_OWNED in self.labels
 
     @property
     def replicas_managed_by(self) -> str | None:

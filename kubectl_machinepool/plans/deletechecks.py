@@ -15,10 +15,11 @@ from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.model.nodedrain import drain_bound
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.zones import delete_balance
-from kubectl_machinepool.plans.deletetarget import Check, Level, Mode, Plan, Request, Target
+from kubectl_machinepool.plans.checks import Check, Level, permission_checks
+from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
-from kubectl_machinepool.plans.writes import Access, Write
+from kubectl_machinepool.plans.writes import Access
 from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.providers.registry import annotation_deletes, infra_pool_of
 
@@ -347,23 +348,6 @@ def _drain_checks(target: Target, request: Request, disruption: Disruption) -> l
     return checks
 
 
-def _permission_checks(
-    writes: tuple[Write, ...], permissions: dict[Access, bool | None]
-) -> list[Check]:
-    checks = []
-    for write in writes:
-        allowed = permissions.get(write.access)
-        target = write.target
-        what = f"{write.verb} {write.resource}.{target.group} in namespace {target.namespace}"
-        if allowed is False:
-            checks.append(Check(Level.REFUSED, f"you may not {what}"))
-        elif allowed is None:
-            checks.append(Check(Level.WARNING, f"could not check whether you may {what}"))
-        else:
-            checks.append(Check(Level.OK, f"you may {what}"))
-    return checks
-
-
 def _then(target: Target, request: Request) -> str:
     pool, machine = target.pool, target.instance.machine
     node = machine.node_name if machine and machine.node_name else "(no Node)"
@@ -399,5 +383,5 @@ def plan_deletion(
         checks += _zone_check(target, request)
     if target.instance.machine is not None:
         checks += _drain_checks(target, request, disruption)
-    checks += _permission_checks(writes, permissions)
+    checks += permission_checks(writes, permissions)
     return Plan(target, request, tuple(checks), writes, _then(target, request))

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from enum import Enum, IntEnum
+from enum import Enum
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject
 from kubectl_machinepool.model.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import Check, Level
 from kubectl_machinepool.plans.writes import Write
 
 
@@ -51,18 +52,6 @@ class Target:
         if i.node:
             return f"Node {i.node.name}"
         return f"instance {i.provider_id}"
-
-
-class Level(IntEnum):
-    OK = 0
-    WARNING = 1
-    REFUSED = 2
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    level: Level
-    message: str
 
 
 @dataclass(frozen=True, slots=True)

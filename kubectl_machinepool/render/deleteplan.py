@@ -3,24 +3,9 @@
 from __future__ import annotations
 
 from kubectl_machinepool.base.safetext import escape
-from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan
+from kubectl_machinepool.plans.deletetarget import Mode, Plan
 from kubectl_machinepool.render.color import Palette
-from kubectl_machinepool.render.wrap import line_width, wrap
-
-# Without a width (piped output) the plan wraps here.
-WIDTH = 100
-
-
-def _wrap(text: str, first: str, rest: str, width: int | None) -> list[str]:
-    # The indent may hold colour codes: wrap counts only the columns they show.
-    lines = wrap(escape(text), line_width(width, WIDTH), first, rest, break_long_words=True)
-    return lines or [first.rstrip()]
-
-
-def _label(level: Level, palette: Palette) -> str:
-    word = {Level.OK: "ok", Level.WARNING: "warning", Level.REFUSED: "refused"}[level]
-    paint = {Level.OK: palette.good, Level.WARNING: palette.warn, Level.REFUSED: palette.bad}
-    return paint[level](word) + " " * (8 - len(word))
+from kubectl_machinepool.render.plans import check_lines, wrapped, write_lines
 
 
 def render_plan(plan: Plan, palette: Palette, *, width: int | None = None) -> str:
@@ -43,16 +28,9 @@ def render_plan(plan: Plan, palette: Palette, *, width: int | None = None) -> st
     if width is None:  # as always: the two heading lines stay whole
         lines = [escape(title), escape(f"  {pool_line}")]
     else:
-        lines = [*_wrap(title, "", "    ", width), *_wrap(pool_line, "  ", "    ", width)]
-    lines += ["", "Checks:"]
-    for check in plan.checks:
-        lines += _wrap(check.message, f"  {_label(check.level, palette)} ", " " * 11, width)
-    writes = "Writes, in order (each with uid/resourceVersion preconditions):"
-    lines += ["", *([writes] if width is None else _wrap(writes, "", "  ", width))]
-    if not plan.writes:
-        lines.append("  none")
-    for number, write in enumerate(plan.writes, 1):
-        lines += _wrap(write.summary, f"  {number}. ", "     ", width)
+        lines = [*wrapped(title, "", "    ", width), *wrapped(pool_line, "  ", "    ", width)]
+    lines += ["", *check_lines(plan.checks, palette, width)]
+    lines += ["", *write_lines(plan.writes, width)]
     if plan.writes:  # with nothing to write, what "would follow" describes nothing real
-        lines += ["", *_wrap(plan.then, "Then: ", "      ", width)]
+        lines += ["", *wrapped(plan.then, "Then: ", "      ", width)]
     return "\n".join(lines) + "\n"

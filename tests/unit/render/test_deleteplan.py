@@ -15,8 +15,9 @@ from support.snapshots import NAMESPACE, snapshot_of
 
 from kubectl_machinepool.model.description import describe
 from kubectl_machinepool.model.selector import Selection, selector_matches
+from kubectl_machinepool.plans.checks import Level
 from kubectl_machinepool.plans.deletechecks import plan_deletion
-from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
+from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Wanted, find_target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Budget, Disruption, disruption_of
 from kubectl_machinepool.render.color import Palette

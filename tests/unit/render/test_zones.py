@@ -33,8 +33,9 @@ from kubectl_machinepool.model.zones import (
     ZoneCount,
     delete_balance,
 )
+from kubectl_machinepool.plans.checks import Level
 from kubectl_machinepool.plans.deletechecks import plan_deletion
-from kubectl_machinepool.plans.deletetarget import Level, Mode, Plan, Request, Wanted, find_target
+from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Wanted, find_target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
 from kubectl_machinepool.providers.records import numbered
