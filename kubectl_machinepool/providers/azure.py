@@ -25,10 +25,10 @@ from kubectl_machinepool.providers.records import (
     numbered,
 )
 from kubectl_machinepool.providers.upgrades import (
+    REFERENCE_GALLERY,
+    WITHOUT_V,
     Upgrade,
     UpgradeField,
-    reference_gallery,
-    without_v,
 )
 
 _CAPZ_POOL_TYPES = "exp/api/v1beta1/azuremachinepool_types.go, api/v1beta1/types.go"
@@ -121,7 +121,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 *(
                     UpgradeField(
                         f"spec.template.image.{kind}.version",
-                        reference_gallery,
+                        REFERENCE_GALLERY,
                         "spec.template.image",
                         "azure/services/virtualmachineimages/images.go",
                     )
@@ -177,7 +177,7 @@ PROVIDERS: tuple[Provider, ...] = (
             fields=(
                 UpgradeField(
                     "spec.resources[].spec.orchestratorVersion",
-                    without_v,
+                    WITHOUT_V,
                     None,
                     "pkg/mutators/azureasomanagedmachinepool.go",
                 ),

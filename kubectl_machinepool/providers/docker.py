@@ -13,7 +13,7 @@ from kubectl_machinepool.providers.records import (
     Provider,
     ZoneSource,
 )
-from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField, kindest_node
+from kubectl_machinepool.providers.upgrades import KINDEST_NODE, Upgrade, UpgradeField
 
 _CAPD_ZONES = ZoneSource(
     failure_domains=True,
@@ -35,7 +35,7 @@ PROVIDERS: tuple[Provider, ...] = (
             fields=(
                 UpgradeField(
                     "spec.backend.docker.customImage",
-                    kindest_node,
+                    KINDEST_NODE,
                     "spec.backend.docker.customImage",
                     "test/infrastructure/kind/mapper.go GetMapping",
                 ),
@@ -53,7 +53,7 @@ PROVIDERS: tuple[Provider, ...] = (
             fields=(
                 UpgradeField(
                     "spec.template.customImage",
-                    kindest_node,
+                    KINDEST_NODE,
                     "spec.template.customImage",
                     "test/infrastructure/kind/mapper.go GetMapping",
                 ),

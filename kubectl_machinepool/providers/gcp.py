@@ -14,7 +14,7 @@ from kubectl_machinepool.providers.records import (
     VersionField,
     ZoneSource,
 )
-from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField, capg_family
+from kubectl_machinepool.providers.upgrades import CAPG_FAMILY, Upgrade, UpgradeField
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
@@ -36,7 +36,7 @@ PROVIDERS: tuple[Provider, ...] = (
             fields=(
                 UpgradeField(
                     "spec.imageFamily",
-                    capg_family,
+                    CAPG_FAMILY,
                     "spec.imageFamily",
                     "cloud/scope/machinepool.go InstanceImageSpec",
                 ),

@@ -15,7 +15,7 @@ from kubectl_machinepool.providers.records import (
     ZoneSource,
     numbered,
 )
-from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField, with_v
+from kubectl_machinepool.providers.upgrades import WITH_V, Upgrade, UpgradeField
 
 
 def _oci_zones(field: str) -> ZoneSource:
@@ -73,7 +73,7 @@ PROVIDERS: tuple[Provider, ...] = (
         upgrade=Upgrade(
             fields=(
                 UpgradeField(
-                    "spec.version", with_v, None, "exp/api/v1beta2/ocimanagedmachinepool_webhook.go"
+                    "spec.version", WITH_V, None, "exp/api/v1beta2/ocimanagedmachinepool_webhook.go"
                 ),
                 # CAPOCI pins the image it looked up; cleared, it looks one up for the version.
                 UpgradeField(

@@ -16,9 +16,16 @@ from typing import Any
 
 from kubectl_machinepool.base.fields import text
 
-# A field's new value for a target version ("v1.34.1"), from its current value and the mapping
-# that holds it; None when this value cannot be derived (an image of one's own).
-Derive = Callable[[str, str, dict[str, Any]], str | None]
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """A field's new value for a target version ("v1.34.1"), from its current value and the
+    mapping that holds it; None when this value cannot be derived (an image of one's own)."""
+
+    # How, for the plan: "the release without v".
+    how: str
+    value: Callable[[str, str, dict[str, Any]], str | None]
+
 
 # CAPZ's reference images (azure/services/virtualmachineimages/images.go, DefaultPublicGalleryName).
 _CAPZ_REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
@@ -27,25 +34,25 @@ _KINDEST = re.compile(r"kindest/node:v[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,6}")
 _SEMVER = re.compile(r"v?([0-9]{1,4})\.([0-9]{1,4})\.([0-9]{1,6})")
 
 
-def without_v(target: str, _current: str, _parent: dict[str, Any]) -> str | None:
+def _without_v(target: str, _current: str, _parent: dict[str, Any]) -> str | None:
     """The release without its v: ASO's orchestratorVersion (CAPZ fails the reconcile when it is
     not the MachinePool's, pkg/mutators/azureasomanagedmachinepool.go)."""
     return target.removeprefix("v")
 
 
-def with_v(target: str, _current: str, _parent: dict[str, Any]) -> str | None:
+def _with_v(target: str, _current: str, _parent: dict[str, Any]) -> str | None:
     """The release with its v: OKE's spec.version (CAPOCI's webhook requires it)."""
     return "v" + target.removeprefix("v")
 
 
-def reference_gallery(target: str, _current: str, parent: dict[str, Any]) -> str | None:
+def _reference_gallery(target: str, _current: str, parent: dict[str, Any]) -> str | None:
     """A CAPZ reference gallery image's version is the release, patch included, without v
     (virtualmachineimages/images.go); a gallery of one's own has versions of its own."""
     gallery = text(parent.get("gallery")) or ""
     return target.removeprefix("v") if gallery.startswith(_CAPZ_REFERENCE_GALLERY) else None
 
 
-def capg_family(target: str, current: str, _parent: dict[str, Any]) -> str | None:
+def _capg_family(target: str, current: str, _parent: dict[str, Any]) -> str | None:
     """A family named after the release's minor (CAPG's default capi-ubuntu-…-k8s-v1-33): the
     same family for the new minor; one named otherwise is one's own."""
     match = _SEMVER.fullmatch(target)
@@ -54,12 +61,19 @@ def capg_family(target: str, current: str, _parent: dict[str, Any]) -> str | Non
     return _CAPG_FAMILY.sub(f"k8s-v{match.group(1)}-{match.group(2)}", current, count=1)
 
 
-def kindest_node(target: str, current: str, _parent: dict[str, Any]) -> str | None:
+def _kindest_node(target: str, current: str, _parent: dict[str, Any]) -> str | None:
     """CAPD rolls only when a container's image changes (dockermachinepool_backend.go): a pinned
     kindest/node image takes the new release's tag; another image is one's own."""
     if not _KINDEST.fullmatch(current):
         return None
     return "kindest/node:v" + target.removeprefix("v")
+
+
+WITHOUT_V = Derivation("the release without its v", _without_v)
+WITH_V = Derivation("the release with its v", _with_v)
+REFERENCE_GALLERY = Derivation("CAPZ's reference gallery image of the release", _reference_gallery)
+CAPG_FAMILY = Derivation("CAPG's image family of the release's minor", _capg_family)
+KINDEST_NODE = Derivation("the kindest/node image of the release", _kindest_node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +83,7 @@ class UpgradeField:
     # Dotted from the object's root; `[]` crosses a list (each item holding the field).
     path: str
     # How its new value follows from the version; None: it never does (an AMI or image id).
-    derive: Derive | None
+    derive: Derivation | None
     # Cleared, the provider derives the value from the version itself: the way out when the
     # value cannot be derived here (None: clearing does not help).
     clear: str | None

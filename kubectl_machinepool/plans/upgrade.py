@@ -1,0 +1,236 @@
+"""upgrade's plan: the MachinePool's version and every version or image field of its infra pool,
+changed in one step so the provider rolls once (kubernetes-sigs/cluster-api#7248, CAPZ#5546).
+
+The writes pause the infra pool (cluster.x-k8s.io/paused, unless it already was), set the
+MachinePool's version, set the infra pool's fields, and unpause: the provider reconciles once,
+against both (CAPA#5797's recipe). Each field's new value comes from --set, else from the
+version as its provider's record says (providers/upgrades.py); a field whose value cannot be
+derived is a refusal naming it. Pure: a pool, its objects and the request in, a plan out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_machinepool.base.fields import RawObject, dig, mapping
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
+from kubectl_machinepool.plans.fieldpaths import merge_patch, values_at
+from kubectl_machinepool.plans.writes import ObjectRef, Write, object_ref
+from kubectl_machinepool.providers.registry import infra_pool
+from kubectl_machinepool.providers.upgrades import UpgradeField
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeRequest:
+    version: str
+    # --set PATH=VALUE of the infra pool, in order; an empty value clears the field.
+    sets: tuple[tuple[str, str], ...] = ()
+    # --force: go ahead although the pool is paused, deleting or still rolling.
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    """One field the upgrade writes: where, from what, to what (None: cleared), and why."""
+
+    obj: str
+    path: str
+    current: Any
+    new: Any
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPlan:
+    """What the infra pool's fields do: changes, fields left to the provider, refusals."""
+
+    changes: tuple[FieldChange, ...]
+    # Fields left unset: the provider derives them from the MachinePool's version.
+    follows: tuple[str, ...]
+    refusals: tuple[str, ...]
+
+
+def settable(pool: PoolDescription) -> tuple[str, ...]:
+    """The paths --set may name for this pool's infra pool kind."""
+    ref = pool.pool.infrastructure_ref
+    provider = infra_pool(ref.api_group, ref.kind) if ref else None
+    if provider is None:
+        return ()
+    upgrade = provider.upgrade
+    found = [f.path for f in upgrade.fields] + [f.clear for f in upgrade.fields if f.clear]
+    if upgrade.deployed is not None:
+        found.append(upgrade.deployed.path)
+    return tuple(dict.fromkeys(found))
+
+
+def field_plan(
+    pool: PoolDescription, infra: RawObject | None, request: UpgradeRequest
+) -> FieldPlan:
+    """The infra pool's version and image fields for the requested version."""
+    ref = pool.pool.infrastructure_ref
+    provider = infra_pool(ref.api_group, ref.kind) if ref else None
+    if ref is None or provider is None or infra is None:
+        return FieldPlan((), (), ())
+    obj = f"{ref.kind} {pool.pool.namespace}/{ref.name}"
+    upgrade, sets = provider.upgrade, dict(request.sets)
+    if upgrade.unsupported:
+        return FieldPlan(
+            (), (), (f"{obj} cannot be upgraded through Cluster API: {upgrade.unsupported}",)
+        )
+    changes: list[FieldChange] = []
+    follows: list[str] = []
+    refusals: list[str] = []
+    cleared = [
+        path for path, value in sets.items() if value == "" and path not in _own(upgrade.fields)
+    ]
+    for path in cleared:
+        current = values_at(infra, path)
+        if current:
+            changes.append(
+                FieldChange(
+                    obj,
+                    path,
+                    current[0],
+                    None,
+                    "cleared with --set: the provider derives it from the version",
+                )
+            )
+    if upgrade.deployed is not None:
+        field = upgrade.deployed
+        current = values_at(infra, field.path)
+        given = sets.get(field.path)
+        if given:
+            changes.append(
+                FieldChange(
+                    obj, field.path, current[0] if current else None, given, "given with --set"
+                )
+            )
+        else:
+            now = f"{field.path}={current[0]!r}" if current else f"{field.path} (unset)"
+            refusals.append(
+                f"{obj} runs the release its {now} names, not the MachinePool's version: give "
+                f"the new one with --set {field.path}=VALUE"
+            )
+    for field in upgrade.fields:
+        if any(field.path.startswith(c + ".") or field.path == c for c in cleared):
+            continue
+        change, note, refusal = _field(obj, infra, field, request.version, sets)
+        changes += [change] if change else []
+        follows += [note] if note else []
+        refusals += [refusal] if refusal else []
+    return FieldPlan(tuple(changes), tuple(dict.fromkeys(follows)), tuple(refusals))
+
+
+def _own(fields: tuple[UpgradeField, ...]) -> set[str]:
+    return {f.path for f in fields}
+
+
+def _field(
+    obj: str, infra: RawObject, field: UpgradeField, version: str, sets: dict[str, str]
+) -> tuple[FieldChange | None, str | None, str | None]:
+    current = values_at(infra, field.path)
+    given = sets.get(field.path)
+    if given is not None:
+        new = given or None
+        how = "given with --set" if new is not None else "cleared with --set"
+        return FieldChange(obj, field.path, current[0] if current else None, new, how), None, None
+    if not current:
+        note = f"{field.clear} unset: the provider derives it from the MachinePool's version"
+        return None, note if field.clear else None, None
+    parent = mapping(dig(infra, *field.path.replace("[]", "").split(".")[:-1]))
+    derived = field.derive.value(version, str(current[0]), parent) if field.derive else None
+    if derived is not None and field.derive is not None:
+        if all(c == derived for c in current):
+            return None, None, None
+        return FieldChange(obj, field.path, current[0], derived, field.derive.how), None, None
+    way_out = f", or --set {field.clear}= to let the provider derive it" if field.clear else ""
+    return (
+        None,
+        None,
+        (
+            f"{obj} {field.path}={current[0]!r} is not derived from a release here: give the one "
+            f"for {version} with --set {field.path}=VALUE{way_out}"
+        ),
+    )
+
+
+def upgrade_writes(
+    pool: PoolDescription,
+    version: str,
+    fields: tuple[FieldChange, ...],
+    *,
+    pool_raw: RawObject,
+    infra_raw: RawObject | None,
+    plural: str,
+) -> tuple[Write, ...]:
+    """Pause the infra pool (unless it is), the MachinePool's version, the infra fields, unpause.
+    Without infra fields, the version alone: one write is one roll already."""
+    mp = object_ref(pool_raw, "machinepools")
+    current = pool.pool.version
+    writes = [
+        Write(
+            "patch",
+            mp,
+            f"set spec.template.spec.version={version} on {mp.display}",
+            {"spec": {"template": {"spec": {"version": version}}}},
+            undo={"spec": {"template": {"spec": {"version": current}}}},
+            undo_summary=f"set spec.template.spec.version back to {current}",
+            done="patched",
+        )
+    ]
+    if not fields or infra_raw is None:
+        return tuple(writes)
+    infra = object_ref(infra_raw, plural)
+    body: dict[str, Any] = {}
+    undo: dict[str, Any] = {}
+    for change in fields:
+        merge_patch(body, infra_raw, change.path, change.new)
+        merge_patch(undo, infra_raw, change.path, _old(infra_raw, change.path))
+    shown = ", ".join(f"{c.path}={_shown(c.new)}" for c in fields)
+    writes.append(
+        Write(
+            "patch",
+            infra,
+            f"set {shown} on {infra.display}",
+            body,
+            undo=undo,
+            undo_summary="set them back",
+            done="patched",
+        )
+    )
+    if PAUSED_ANNOTATION in mapping(dig(infra_raw, "metadata", "annotations")):
+        return tuple(writes)  # paused by someone else: left as it is
+    return (_pause(infra), *writes, _unpause(infra))
+
+
+def _old(infra: RawObject, path: str) -> Any:
+    found = values_at(infra, path)
+    return found[0] if found else None
+
+
+def _shown(value: Any) -> str:
+    return "(cleared)" if value is None else str(value)
+
+
+def _pause(infra: ObjectRef) -> Write:
+    return Write(
+        "patch",
+        infra,
+        f"annotate {infra.display} {PAUSED_ANNOTATION}: the provider waits for both changes",
+        {"metadata": {"annotations": {PAUSED_ANNOTATION: ""}}},
+        undo={"metadata": {"annotations": {PAUSED_ANNOTATION: None}}},
+        undo_summary=f"removed the {PAUSED_ANNOTATION} annotation again",
+        done="annotated",
+    )
+
+
+def _unpause(infra: ObjectRef) -> Write:
+    return Write(
+        "patch",
+        infra,
+        f"remove {PAUSED_ANNOTATION} from {infra.display}: the provider rolls once, to both",
+        {"metadata": {"annotations": {PAUSED_ANNOTATION: None}}},
+        done="annotated",
+    )

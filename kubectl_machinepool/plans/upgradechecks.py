@@ -1,0 +1,171 @@
+"""upgrade's preflight: each check one plan line, refusing (nothing written) when it fails.
+
+The version against the control plane (Kubernetes' skew policy: never newer, at most three minors
+older from 1.28, two before) and against the provider's rule on skipping minors (#12732); a
+topology-owned pool, whose version the topology controller writes from the Cluster (a direct
+change would be reverted); a pool or Cluster paused or deleting, or a rollout not done, which
+--force lets through. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.fields import dig, items, mapping, text
+from kubectl_machinepool.model.conditions import read_conditions
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.rollout import DONE, PoolRollout
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.model.versionskew import control_plane, minor, skew_window
+from kubectl_machinepool.providers.registry import infra_pool
+
+# The name a topology-owned pool has in the Cluster's spec.topology.workers.machinePools[].
+POOL_NAME_LABEL = "topology.cluster.x-k8s.io/pool-name"
+# Annotations on spec.topology.workers.machinePools[].metadata that hold a pool's upgrade.
+HOLDS = (
+    "topology.cluster.x-k8s.io/defer-upgrade",
+    "topology.cluster.x-k8s.io/hold-upgrade-sequence",
+)
+_SEMVER = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    text: str
+    refused: bool = False
+
+
+def semver(version: str | None) -> tuple[int, int, int] | None:
+    match = _SEMVER.match(version or "")
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3))) if match else None
+
+
+def preflight(
+    pool: PoolDescription, snapshot: Snapshot, rollout: PoolRollout, version: str, force: bool
+) -> tuple[Check, ...]:
+    checks = [*_versions(pool, snapshot, version), *_topology(pool, snapshot)]
+    checks += _state(pool, snapshot, rollout, force)
+    return tuple(checks)
+
+
+def _versions(pool: PoolDescription, snapshot: Snapshot, version: str) -> list[Check]:
+    mp = pool.pool
+    now, target = semver(mp.version), semver(version)
+    checks = []
+    if now is not None and target is not None and target < now:
+        checks.append(
+            Check(
+                f"{version} is older than the pool's {mp.version}: Cluster API and kubeadm do "
+                "not downgrade",
+                True,
+            )
+        )
+    plane = control_plane(snapshot, mp.namespace, mp.cluster)
+    cp = minor(plane.current) if plane else None
+    wanted = minor(version)
+    if plane is None or cp is None or wanted is None:
+        checks.append(Check("the control plane's version is unknown: the skew is not checked"))
+    else:
+        window = skew_window(cp)
+        policy = f"Kubernetes {'1.28+' if window == 3 else 'pre-1.28'} skew policy"
+        where = f"the control plane ({plane.kind}) at {plane.current}"
+        if (semver(version) or (0, 0, 0)) > (semver(plane.current) or (0, 0, 0)) and wanted >= cp:
+            checks.append(
+                Check(
+                    f"{version} is newer than {where}: a kubelet may never be newer than the "
+                    f"API server ({policy})",
+                    True,
+                )
+            )
+        elif wanted[0] != cp[0] or wanted[1] < cp[1] - window:
+            checks.append(
+                Check(f"{version} is more than {window} minors behind {where} ({policy})", True)
+            )
+        else:
+            checks.append(
+                Check(
+                    f"{version} is within the skew of {where} ({policy}: never newer, at most "
+                    f"{window} minors older)"
+                )
+            )
+        if plane.rolling_out:
+            checks.append(Check(f"the control plane is still rolling out to {plane.desired}"))
+    checks += _minors(pool, version)
+    return checks
+
+
+def _minors(pool: PoolDescription, version: str) -> list[Check]:
+    ref = pool.pool.infrastructure_ref
+    provider = infra_pool(ref.api_group, ref.kind) if ref else None
+    now, wanted = minor(pool.pool.version), minor(version)
+    if provider is None or now is None or wanted is None or wanted[0] != now[0]:
+        return []
+    skipped = wanted[1] - now[1]
+    if skipped > 1 and provider.upgrade.one_minor:
+        step = f"v{now[0]}.{now[1] + 1}"
+        return [
+            Check(
+                f"{version} skips {skipped - 1} minor version(s): {provider.upgrade.one_minor}; "
+                f"upgrade to the latest {step} patch first",
+                True,
+            )
+        ]
+    if skipped > 1 and provider.upgrade.steps_minors:
+        return [Check(f"{version} is {skipped} minors ahead: {provider.upgrade.steps_minors}")]
+    return []
+
+
+def _topology(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
+    mp = pool.pool
+    if not mp.topology_owned:
+        return []
+    cluster = snapshot.find(CAPI_GROUP, "Cluster", mp.namespace, mp.cluster)
+    topology = text(dig(cluster, "spec", "topology", "version"))
+    parts = [
+        f"the topology controller owns this pool and would write back the version of Cluster "
+        f"{mp.namespace}/{mp.cluster}'s spec.topology.version ({topology or 'unset'}): change "
+        "that instead (no Cluster API release has a per-pool version)"
+    ]
+    reconciled = read_conditions(cluster or {}).get("TopologyReconciled")
+    if reconciled is not None and reconciled.status != "True":
+        said = f": {reconciled.message}" if reconciled.message else ""
+        parts.append(f"TopologyReconciled is {reconciled.status} ({reconciled.reason}){said}")
+    name = mp.labels.get(POOL_NAME_LABEL)
+    for entry in items(dig(cluster, "spec", "topology", "workers", "machinePools")):
+        notes = mapping(dig(entry, "metadata", "annotations"))
+        held = [h for h in HOLDS if h in notes]
+        if entry.get("name") == name and held:
+            parts.append(f"the topology holds this pool's upgrades ({', '.join(held)})")
+    return [Check("; ".join(parts), True)]
+
+
+def _state(
+    pool: PoolDescription, snapshot: Snapshot, rollout: PoolRollout, force: bool
+) -> list[Check]:
+    mp = pool.pool
+    cluster = snapshot.find(CAPI_GROUP, "Cluster", mp.namespace, mp.cluster)
+    found = []
+    if pool.paused_by:
+        found.append(
+            f"reconciliation is paused ({pool.paused_by}): nothing rolls until it is lifted"
+        )
+    if mp.deleting_since is not None:
+        found.append(f"MachinePool {mp.namespace}/{mp.name} is being deleted")
+    if dig(cluster, "metadata", "deletionTimestamp"):
+        found.append(f"Cluster {mp.namespace}/{mp.cluster} is being deleted")
+    if rollout.state != DONE:
+        why = "; ".join(rollout.waiting_for[:2])
+        found.append(
+            f"the pool's current rollout is {rollout.state}, not done ({why}): a new version "
+            "now rolls over it"
+        )
+    if pool.infra_unread:
+        return [
+            Check(
+                "the infra pool could not be read: its version and image fields are unknown", True
+            )
+        ]
+    suffix = " (--force: going ahead)" if force else "; --force goes ahead anyway"
+    return [Check(f + suffix, not force) for f in found]
