@@ -10,16 +10,26 @@ derived is a refusal naming it. Pure: a pool, its objects and the request in, a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
+from kubectl_machinepool.model.rollout import pool_rollout
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import Check, Level, permission_checks
 from kubectl_machinepool.plans.fieldpaths import merge_patch, values_at
-from kubectl_machinepool.plans.writes import ObjectRef, Write, object_ref
+from kubectl_machinepool.plans.upgradechecks import preflight, semver
+from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
 from kubectl_machinepool.providers.registry import infra_pool
 from kubectl_machinepool.providers.upgrades import UpgradeField
+
+# How long a rollout may go without moving before it counts as stuck (rollout status's default).
+ROLLOUT_WINDOW = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,3 +244,49 @@ def _unpause(infra: ObjectRef) -> Write:
         {"metadata": {"annotations": {PAUSED_ANNOTATION: None}}},
         done="annotated",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradePlan:
+    pool: PoolDescription
+    target: str
+    fields: FieldPlan
+    checks: tuple[Check, ...]
+    writes: tuple[Write, ...]
+    # The objects as the plan read them, for the write engine's preconditions.
+    planned: tuple[RawObject, ...]
+
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        refused = [c.message for c in self.checks if c.level is Level.REFUSED]
+        return (*refused, *self.fields.refusals)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        """The pool already asks for this version and every field is as it should be."""
+        same = semver(self.pool.pool.version) == semver(self.target)
+        return same and not self.fields.changes and not self.fields.refusals
+
+
+def plan_upgrade(
+    pool: PoolDescription,
+    snapshot: Snapshot,
+    request: UpgradeRequest,
+    now: datetime,
+    *,
+    plural: str,
+    permissions: Callable[[tuple[Write, ...]], dict[Access, bool | None]],
+) -> UpgradePlan:
+    """Every check, in the order the user reads them, and the writes they guard."""
+    mp, ref = pool.pool, pool.pool.infrastructure_ref
+    pool_raw = snapshot.find(CAPI_GROUP, "MachinePool", mp.namespace, mp.name) or {}
+    infra_raw = snapshot.find(ref.api_group, ref.kind, mp.namespace, ref.name) if ref else None
+    fields = field_plan(pool, infra_raw, request)
+    writes = upgrade_writes(
+        pool, request.version, fields.changes, pool_raw=pool_raw, infra_raw=infra_raw, plural=plural
+    )
+    rollout = pool_rollout(pool, snapshot, now, ROLLOUT_WINDOW)
+    checks = [*preflight(pool, snapshot, rollout, request.version, request.force)]
+    checks += permission_checks(writes, permissions(writes))
+    planned = tuple(r for r in (pool_raw, infra_raw) if r)
+    return UpgradePlan(pool, request.version, fields, tuple(checks), writes, planned)

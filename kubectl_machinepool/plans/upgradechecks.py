@@ -10,7 +10,6 @@ change would be reverted); a pool or Cluster paused or deleting, or a rollout no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import dig, items, mapping, text
@@ -19,6 +18,7 @@ from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.rollout import DONE, PoolRollout
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.model.versionskew import control_plane, minor, skew_window
+from kubectl_machinepool.plans.checks import Check, Level
 from kubectl_machinepool.providers.registry import infra_pool
 
 # The name a topology-owned pool has in the Cluster's spec.topology.workers.machinePools[].
@@ -29,12 +29,6 @@ HOLDS = (
     "topology.cluster.x-k8s.io/hold-upgrade-sequence",
 )
 _SEMVER = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})")
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    text: str
-    refused: bool = False
 
 
 def semver(version: str | None) -> tuple[int, int, int] | None:
@@ -57,16 +51,18 @@ def _versions(pool: PoolDescription, snapshot: Snapshot, version: str) -> list[C
     if now is not None and target is not None and target < now:
         checks.append(
             Check(
+                Level.REFUSED,
                 f"{version} is older than the pool's {mp.version}: Cluster API and kubeadm do "
                 "not downgrade",
-                True,
             )
         )
     plane = control_plane(snapshot, mp.namespace, mp.cluster)
     cp = minor(plane.current) if plane else None
     wanted = minor(version)
     if plane is None or cp is None or wanted is None:
-        checks.append(Check("the control plane's version is unknown: the skew is not checked"))
+        checks.append(
+            Check(Level.WARNING, "the control plane's version is unknown: the skew is not checked")
+        )
     else:
         window = skew_window(cp)
         policy = f"Kubernetes {'1.28+' if window == 3 else 'pre-1.28'} skew policy"
@@ -74,24 +70,30 @@ def _versions(pool: PoolDescription, snapshot: Snapshot, version: str) -> list[C
         if (semver(version) or (0, 0, 0)) > (semver(plane.current) or (0, 0, 0)) and wanted >= cp:
             checks.append(
                 Check(
+                    Level.REFUSED,
                     f"{version} is newer than {where}: a kubelet may never be newer than the "
                     f"API server ({policy})",
-                    True,
                 )
             )
         elif wanted[0] != cp[0] or wanted[1] < cp[1] - window:
             checks.append(
-                Check(f"{version} is more than {window} minors behind {where} ({policy})", True)
+                Check(
+                    Level.REFUSED,
+                    f"{version} is more than {window} minors behind {where} ({policy})",
+                )
             )
         else:
             checks.append(
                 Check(
+                    Level.OK,
                     f"{version} is within the skew of {where} ({policy}: never newer, at most "
-                    f"{window} minors older)"
+                    f"{window} minors older)",
                 )
             )
         if plane.rolling_out:
-            checks.append(Check(f"the control plane is still rolling out to {plane.desired}"))
+            checks.append(
+                Check(Level.WARNING, f"the control plane is still rolling out to {plane.desired}")
+            )
     checks += _minors(pool, version)
     return checks
 
@@ -107,13 +109,18 @@ def _minors(pool: PoolDescription, version: str) -> list[Check]:
         step = f"v{now[0]}.{now[1] + 1}"
         return [
             Check(
+                Level.REFUSED,
                 f"{version} skips {skipped - 1} minor version(s): {provider.upgrade.one_minor}; "
                 f"upgrade to the latest {step} patch first",
-                True,
             )
         ]
     if skipped > 1 and provider.upgrade.steps_minors:
-        return [Check(f"{version} is {skipped} minors ahead: {provider.upgrade.steps_minors}")]
+        return [
+            Check(
+                Level.WARNING,
+                f"{version} is {skipped} minors ahead: {provider.upgrade.steps_minors}",
+            )
+        ]
     return []
 
 
@@ -138,7 +145,7 @@ def _topology(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
         held = [h for h in HOLDS if h in notes]
         if entry.get("name") == name and held:
             parts.append(f"the topology holds this pool's upgrades ({', '.join(held)})")
-    return [Check("; ".join(parts), True)]
+    return [Check(Level.REFUSED, "; ".join(parts))]
 
 
 def _state(
@@ -164,8 +171,10 @@ def _state(
     if pool.infra_unread:
         return [
             Check(
-                "the infra pool could not be read: its version and image fields are unknown", True
+                Level.REFUSED,
+                "the infra pool could not be read: its version and image fields are unknown",
             )
         ]
     suffix = " (--force: going ahead)" if force else "; --force goes ahead anyway"
-    return [Check(f + suffix, not force) for f in found]
+    level = Level.WARNING if force else Level.REFUSED
+    return [Check(level, f + suffix) for f in found]

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.durations import parse_duration
-from kubectl_machinepool.base.errors import MachinePoolError, UsageError
+from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands.rollingout import Shown, fail
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
 
 if TYPE_CHECKING:
-    from kubectl_machinepool.diagnostics.rollouts import Report
-
-
-class RolloutFailed(MachinePoolError):
-    """Stuck, or --timeout passed: kubectl rollout status's exit 1."""
+    pass
 
 
 _TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
@@ -132,23 +129,7 @@ def status_command(
             "name at least one MachinePool, or use --cluster, -l or -A",
             hint="kubectl machinepool rollout status NAME -n NAMESPACE",
         )
-    shown: dict[tuple[str, str], str] = {}
-    warned: set[str] = set()
-
-    def show(report: Report) -> None:
-        for note in report.notes:
-            if note not in warned:  # followed: each once, not on every read
-                warned.add(note)
-                env.warn(note)
-        if output.format == "json":
-            return  # one document, at the end
-        if not shown:
-            env.out(render.block(report, env.width))
-        for rollout in report.rollouts:
-            line = render.progress(rollout)
-            if shown.get((rollout.namespace, rollout.name)) != line:
-                shown[(rollout.namespace, rollout.name)] = line
-                env.out(line)
+    show = Shown(env, text=output.format != "json")
 
     if watch:
         end, report = rolloutstatus.follow(
@@ -169,20 +150,4 @@ def status_command(
         show(report)
     if output.format == "json":
         write_document(render.document(report, end.value), "json", env.write)
-    _fail(report, end)
-
-
-def _fail(report: Any, end: Any) -> None:
-    """kubectl rollout status's exit 1: nothing to follow, stuck, or the timeout passed."""
-    from kubectl_machinepool.app.rolloutstatus import End
-    from kubectl_machinepool.render import rollout as render
-
-    if not report.rollouts:
-        raise MachinePoolError("no MachinePool matched", hint="check the names, -n and --cluster")
-    if end is End.STUCK:
-        raise RolloutFailed("; ".join(render.stuck(r, report) for r in report.stuck))
-    if end is End.TIMED_OUT:
-        raise RolloutFailed(
-            "timed out waiting for the condition",
-            hint="raise --timeout, or see `kubectl machinepool diagnose` for what holds it",
-        )
+    fail(report, end)

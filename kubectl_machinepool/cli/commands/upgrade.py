@@ -1,0 +1,169 @@
+"""`kubectl machinepool upgrade`."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import click
+
+from kubectl_machinepool.base.durations import parse_duration
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.cli import suggest
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.render.color import ColorMode
+
+_VERSION = re.compile(r"v?[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,6}")
+
+
+def _version(value: str) -> str:
+    if not _VERSION.fullmatch(value):
+        raise UsageError(
+            f"--version {value!r} is not a Kubernetes release", hint="e.g. --version v1.34.1"
+        )
+    return "v" + value.removeprefix("v")
+
+
+def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    found = []
+    for value in values:
+        path, equals, given = value.partition("=")
+        if not equals or not path:
+            raise UsageError(
+                f"--set {value!r} is not PATH=VALUE",
+                hint="e.g. --set spec.awsLaunchTemplate.ami.id=ami-0123456789abcdef0 (VALUE "
+                "empty clears the field)",
+            )
+        found.append((path, given))
+    return tuple(found)
+
+
+@click.command("upgrade", context_settings=CONTEXT_SETTINGS)
+@click.argument(
+    "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
+)
+@click.option(
+    "--version",
+    "version",
+    required=True,
+    metavar="VERSION",
+    help="The Kubernetes release to upgrade to, e.g. v1.34.1",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="PATH=VALUE",
+    help="An infra pool field's new value (VALUE empty clears it); repeatable",
+)
+@click.option(
+    "--force", is_flag=True, help="Go ahead although a pool is paused, deleting or still rolling"
+)
+@confirming.write_options
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="Follow the rollout the writes start, as rollout status does",
+)
+@click.option(
+    "--timeout",
+    default="0",
+    metavar="DURATION",
+    help="How long --wait follows (0: until done or stuck)",
+)
+@click.option(
+    "--stuck-after",
+    default="10m",
+    show_default=True,
+    metavar="DURATION",
+    help="A rollout that has not moved for this long is stuck (exit 1)",
+)
+@flags.color
+@flags.access
+@flags.pass_env
+def upgrade_command(
+    env: Environment,
+    *,
+    names: tuple[str, ...],
+    version: str,
+    sets: tuple[str, ...],
+    force: bool,
+    dry_run: str,
+    yes: bool,
+    wait: bool,
+    timeout: str,
+    stuck_after: str,
+    color: ColorMode,
+    access: AccessOptions,
+) -> None:
+    """Move MachinePools to a new Kubernetes version with their image fields, rolled once.
+
+    \b
+    The infra pool's version and image fields change with the MachinePool's version, in one
+    step the provider rolls once, or the command refuses and says why.
+
+    \b
+    Changing the MachinePool's version and then the infra pool's image makes the provider roll
+    twice, or roll half the pool to a mismatched pair (cluster-api#7248, CAPZ#5546). upgrade
+    pauses the infra pool (cluster.x-k8s.io/paused, unless it already is), writes the version
+    and every field, and unpauses: the provider reconciles once, against both.
+    \b
+    The plan comes first: every field the provider registry lists for the infra pool kind, its
+    value and the one it gets (derived from the version where the provider's own rule allows,
+    else given with --set PATH=VALUE, else refused), then the checks: the skew against the
+    control plane, the provider's rule on skipping minors, a topology-owned pool (its version
+    is the Cluster's spec.topology.version), a pool or Cluster paused or deleting, or a rollout
+    not done (--force goes ahead). Then, after confirmation (or --yes), the writes, each with
+    uid/resourceVersion preconditions, undone newest first if one fails; then the rollout is
+    followed as rollout status follows it.
+    \b
+    Exit codes: 0 done (or nothing to do), 1 stuck, timed out or an error (nothing written,
+    or all taken back), 2 usage, 3 refused (nothing was written), 5 left changed or unknown
+    (each object named), 130/143 interrupted.
+    \b
+    Examples:
+      kubectl machinepool upgrade vmss-workers -n capi-prod --version v1.34.1
+      kubectl machinepool upgrade asg-workers -n capi-prod --version v1.34.1 \\
+          --set spec.awsLaunchTemplate.ami.id=ami-0123456789abcdef0
+      kubectl machinepool upgrade eks-default -n capi-prod --version v1.34.1 --dry-run=server
+    """
+    from kubectl_machinepool.app import upgrading
+    from kubectl_machinepool.app.carrying import Callbacks, DryRun
+    from kubectl_machinepool.cli.commands.rollingout import Shown, fail
+    from kubectl_machinepool.kube.client import Kube
+    from kubectl_machinepool.plans.upgrade import UpgradeRequest
+    from kubectl_machinepool.render.color import Palette
+    from kubectl_machinepool.render.upgradeplan import render_plan
+
+    request = UpgradeRequest(_version(version), _sets(sets), force)
+    follow_for = parse_duration(timeout, "--timeout")
+    window = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
+    painted = env.color(color)
+    ui = Callbacks(
+        report=env.out,
+        inform=env.err,
+        warn=env.warn,
+        confirm=lambda: confirming.confirmed(yes, env),
+    )
+    carry = upgrading.Carry(DryRun(dry_run), wait, follow_for, window)
+    with Kube.connect(access) as kube:
+        namespace = access.scope(kube.connection.namespace)
+        if namespace is None:
+            raise UsageError(
+                "upgrade acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
+            )
+        asked = upgrading.Upgrade(names, namespace, request)
+        plans = upgrading.plans_for(kube, asked, ui=ui)
+        for plan in plans:
+            env.out(render_plan(plan, Palette(painted), width=env.width), nl=False, color=painted)
+        if all(p.nothing_to_do for p in plans):
+            env.err(f"Nothing to do: {', '.join(names)} already at {request.version}.")
+            return
+        outcome = upgrading.carry_out(kube, plans, carry, ui)
+    if outcome is None or carry.dry_run is not DryRun.NONE or not wait:
+        return
+    end, report = upgrading.follow_rollout(access, asked, carry, ui, Shown(env, text=True))
+    fail(report, end)
