@@ -1,0 +1,102 @@
+"""upgrade against the real Cluster API controllers and support.provider: the plan, the writes
+through the write engine, and the rollout followed to its end or to stuck."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.live import LiveCluster
+from support.livepool import LivePool, live_pool
+from support.provider import AWS, AZURE, CONTROLPLANE_API, Personality
+from support.run import start_plugin
+
+pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
+
+BOTH = pytest.mark.parametrize("personality", [AZURE, AWS], ids=lambda p: p.name)
+NEW = "v1.37.0"
+
+
+def _control_plane_to(pool: LivePool, version: str) -> None:
+    """The control plane goes first, as the skew policy wants (support.provider plays no
+    control-plane Machines: its status says what it runs)."""
+    path = f"/apis/{CONTROLPLANE_API}/namespaces/{pool.namespace}/kubeadmcontrolplanes/"
+    path += f"{pool.cluster}-control-plane"
+    pool.patch(path, {"spec": {"version": version}})
+    pool.patch(path + "/status", {"status": {"version": version}})
+
+
+def _at_rest(pool: LivePool, tmp_path: Path) -> None:
+    """Until rollout status says the pool's rollout is done: upgrade refuses a pool still
+    rolling (the provider has just written its providerIDList, say, not yet observed)."""
+
+    def done() -> bool:
+        kubeconfig = str(pool.live.server.admin.kubeconfig)
+        args = ["rollout", "status", pool.name, "-n", pool.namespace, "--kubeconfig", kubeconfig]
+        plugin = start_plugin([*args, "-w=false", "-o", "json"], tmp_path)
+        out, _ = plugin.communicate(timeout=60)
+        return bool(json.loads(out)["pools"][0]["state"] == "done")
+
+    pool.wait("the pool at rest", done)
+
+
+def _upgrade(pool: LivePool, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
+    kubeconfig = str(pool.live.server.admin.kubeconfig)
+    args = ["upgrade", pool.name, "-n", pool.namespace, "--kubeconfig", kubeconfig]
+    plugin = start_plugin([*args, "--version", NEW, "--yes", *extra], tmp_path)
+    try:
+        out, err = plugin.communicate(timeout=240)
+    finally:
+        plugin.kill()
+    return plugin.returncode, out, err
+
+
+@BOTH
+def test_an_upgrade_is_planned_written_and_followed_to_the_end(
+    live: LiveCluster, personality: Personality, tmp_path: Path
+) -> None:
+    with live_pool(live, personality, replicas=2) as pool:
+        pool.wait_running(2)
+        _control_plane_to(pool, NEW)
+        _at_rest(pool, tmp_path)
+        code, out, err = _upgrade(pool, tmp_path, "--timeout", "200s")
+        assert code == 0, (out, err, pool.provider.errors[-3:])
+        assert f"Upgrade MachinePool {pool.namespace}/{pool.name}" in out
+        assert f"machinepool.cluster.x-k8s.io/{pool.name} patched" in out
+        assert out.splitlines()[-1] == (
+            f'MachinePool "{pool.namespace}/{pool.name}" successfully rolled out'
+        )
+        assert pool.machine_pool()["spec"]["template"]["spec"]["version"] == NEW
+        kubelets = {n["status"]["nodeInfo"]["kubeletVersion"] for n in pool.nodes()}
+        assert kubelets == {NEW}
+
+
+@BOTH
+def test_a_client_dry_run_shows_the_plan_and_writes_nothing(
+    live: LiveCluster, personality: Personality, tmp_path: Path
+) -> None:
+    with live_pool(live, personality, replicas=1) as pool:
+        pool.wait_running(1)
+        _control_plane_to(pool, NEW)
+        _at_rest(pool, tmp_path)
+        before = pool.machine_pool()["metadata"]["resourceVersion"]
+        code, out, err = _upgrade(pool, tmp_path, "--dry-run=client")
+        assert code == 0, (out, err)
+        assert f"machinepool.cluster.x-k8s.io/{pool.name} patched (dry run)" in out
+        assert pool.machine_pool()["metadata"]["resourceVersion"] == before
+
+
+@BOTH
+def test_an_upgrade_whose_new_instance_never_joins_is_stuck(
+    live: LiveCluster, personality: Personality, tmp_path: Path
+) -> None:
+    with live_pool(
+        live, personality, replicas=2, setup=lambda p: p.never_join.add("pool-2")
+    ) as pool:
+        pool.wait_running(2)
+        _control_plane_to(pool, NEW)
+        _at_rest(pool, tmp_path)
+        code, out, err = _upgrade(pool, tmp_path, "--stuck-after", "10s")
+        assert code == 1, (out, err)
+        assert f'MachinePool "{pool.namespace}/{pool.name}" rollout is stuck' in err
