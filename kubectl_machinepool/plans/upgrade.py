@@ -179,17 +179,8 @@ def upgrade_writes(
     Without infra fields, the version alone: one write is one roll already."""
     mp = object_ref(pool_raw, "machinepools")
     current = pool.pool.version
-    writes = [
-        Write(
-            "patch",
-            mp,
-            f"set spec.template.spec.version={version} on {mp.display}",
-            {"spec": {"template": {"spec": {"version": version}}}},
-            undo={"spec": {"template": {"spec": {"version": current}}}},
-            undo_summary=f"set spec.template.spec.version back to {current}",
-            done="patched",
-        )
-    ]
+    # Already at the version (the image lagging behind it, MP1301): the fields alone.
+    writes = [] if current == version else [_version_write(mp, current, version)]
     if not fields or infra_raw is None:
         return tuple(writes)
     infra = object_ref(infra_raw, plural)
@@ -213,6 +204,18 @@ def upgrade_writes(
     if PAUSED_ANNOTATION in mapping(dig(infra_raw, "metadata", "annotations")):
         return tuple(writes)  # paused by someone else: left as it is
     return (_pause(infra), *writes, _unpause(infra))
+
+
+def _version_write(mp: ObjectRef, current: str | None, version: str) -> Write:
+    return Write(
+        "patch",
+        mp,
+        f"set spec.template.spec.version={version} on {mp.display}",
+        {"spec": {"template": {"spec": {"version": version}}}},
+        undo={"spec": {"template": {"spec": {"version": current}}}},
+        undo_summary=f"set spec.template.spec.version back to {current}",
+        done="patched",
+    )
 
 
 def _old(infra: RawObject, path: str) -> Any:

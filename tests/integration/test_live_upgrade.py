@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.live import LiveCluster
-from support.livepool import LivePool, live_pool
+from support.livepool import INFRA_GROUP, LivePool, live_pool
 from support.provider import AWS, AZURE, CONTROLPLANE_API, Personality
 from support.run import start_plugin
 
@@ -100,3 +100,64 @@ def test_an_upgrade_whose_new_instance_never_joins_is_stuck(
         code, out, err = _upgrade(pool, tmp_path, "--stuck-after", "10s")
         assert code == 1, (out, err)
         assert f'MachinePool "{pool.namespace}/{pool.name}" rollout is stuck' in err
+
+
+# CAPZ's reference gallery image, pinned in the AzureMachinePool (upgrade derives its version).
+GALLERY = {
+    "template": {
+        "image": {
+            "computeGallery": {
+                "gallery": "ClusterAPI-f72ceb4f-5159-4c26-a0fe-2ea738f0d019",
+                "name": "capi-ubun2-2404",
+                "version": "1.36.3",
+            }
+        }
+    }
+}
+
+
+def test_the_version_and_the_image_change_as_one_model(live: LiveCluster, tmp_path: Path) -> None:
+    with live_pool(live, AZURE, replicas=2, infra_spec=GALLERY) as pool:
+        pool.wait_running(2)
+        _control_plane_to(pool, NEW)
+        _at_rest(pool, tmp_path)
+        code, out, err = _upgrade(pool, tmp_path, "--timeout", "200s")
+        assert code == 0, (out, err, pool.provider.errors[-3:])
+        assert "spec.template.image.computeGallery.version: 1.36.3 -> 1.37.0" in out
+        infra = pool.api.request("GET", pool.path("azuremachinepools", pool.name, INFRA_GROUP))
+        assert "cluster.x-k8s.io/paused" not in infra["metadata"].get("annotations", {})
+        # One model change: the provider never saw the new version with the old image.
+        assert pool.provider.pools["pool"].models == [("v1.36.3", "1.36.3"), (NEW, "1.37.0")]
+
+
+def test_without_upgrade_the_same_change_is_two_models(live: LiveCluster, tmp_path: Path) -> None:
+    """What cluster-api#7248 is about, shown on the same provider: the version, then the image."""
+    with live_pool(live, AZURE, replicas=2, infra_spec=GALLERY) as pool:
+        pool.wait_running(2)
+        pool.patch(
+            pool.path("machinepools", pool.name), {"spec": {"template": {"spec": {"version": NEW}}}}
+        )
+        pool.wait("the new version rolled", lambda: len(pool.provider.pools["pool"].models) == 2)
+        image = {"spec": {"template": {"image": {"computeGallery": {"version": "1.37.0"}}}}}
+        pool.patch(pool.path("azuremachinepools", pool.name, INFRA_GROUP), image)
+        pool.wait("the new image rolled", lambda: len(pool.provider.pools["pool"].models) == 3)
+        assert pool.provider.pools["pool"].models[1] == (NEW, "1.36.3")  # the mismatched pair
+
+
+@BOTH
+def test_a_topology_owned_pool_is_refused_and_nothing_is_written(
+    live: LiveCluster, personality: Personality, tmp_path: Path
+) -> None:
+    with live_pool(live, personality, replicas=1) as pool:
+        pool.wait_running(1)
+        pool.patch(
+            pool.path("machinepools", pool.name),
+            {"metadata": {"labels": {"topology.cluster.x-k8s.io/owned": ""}}},
+        )
+        _control_plane_to(pool, NEW)
+        before = pool.machine_pool()["spec"]["template"]["spec"]["version"]
+        code, out, err = _upgrade(pool, tmp_path)
+        assert code == 3, (out, err)
+        assert "refused: the topology controller owns this pool" in err
+        assert "nothing was written" in err
+        assert pool.machine_pool()["spec"]["template"]["spec"]["version"] == before

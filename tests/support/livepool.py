@@ -220,12 +220,15 @@ def live_pool(
     replicas: int,
     labels: dict[str, str] | None = None,
     setup: Callable[[TestProvider], None] | None = None,
+    infra_spec: Obj | None = None,
 ) -> Iterator[LivePool]:
     namespace = live.mgmt.new_namespace()
     provider = TestProvider(live.api, namespace, personality, live.generation)
     if setup is not None:
         setup(provider)
     for obj in pool_objects(personality, namespace, replicas, labels, live.generation):
+        if obj["kind"] == personality.pool_kind:
+            obj["spec"] = dict(infra_spec or {})
         live.api.create(obj)
     live.mgmt.workload_kubeconfig_secret(namespace, "work")
     try:

@@ -90,6 +90,8 @@ class Instance:
     provider_id: str
     # The Kubernetes version of the model it was created from: what its kubelet runs.
     version: str = KUBELET_VERSION
+    # The image of that model (an AzureMachinePool's spec.template.image), when the pool names one.
+    image: str | None = None
     node_uid: str | None = None
 
 
@@ -97,6 +99,8 @@ class Instance:
 class PoolState:
     instances: dict[str, Instance] = field(default_factory=dict)
     counter: itertools.count[int] = field(default_factory=itertools.count)
+    # Every model (version, image) the pool was rolled to, in order: a change of either rolls it.
+    models: list[tuple[str, str | None]] = field(default_factory=list)
 
 
 class TestProvider:
@@ -301,11 +305,10 @@ class TestProvider:
             return  # the MachinePool controller has not adopted it yet
         self._infra_machines_deleted(pool, state)
         wanted = int((owner.get("spec") or {}).get("replicas") or 0)
-        target = ((owner.get("spec") or {}).get("template") or {}).get("spec", {}).get("version")
-        target = target or KUBELET_VERSION
+        target, image = _model(owner, pool, state)
         # A new model rolls like CAPZ's default strategy (maxSurge 1, maxUnavailable 0): one
         # new instance beside the old ones, and an old one goes only once it has joined.
-        old = [i for i in state.instances.values() if i.version != target]
+        old = [i for i in state.instances.values() if (i.version, i.image) != (target, image)]
         surge = 1 if old else 0
         while len(state.instances) < wanted + surge:
             index = next(state.counter)
@@ -315,10 +318,11 @@ class TestProvider:
                 index,
                 self.personality.provider_id(self.namespace, name, index),
                 target,
+                image=image,
             )
         excess = len(state.instances) - wanted
         if excess > 0 and old:
-            fresh = [i for i in state.instances.values() if i.version == target]
+            fresh = [i for i in state.instances.values() if (i.version, i.image) == (target, image)]
             if all(self._joined(i) for i in fresh):
                 self._scale_in(pool, state, excess, only={i.name for i in old})
         elif excess > 0:
@@ -333,7 +337,7 @@ class TestProvider:
             status["initialization"] = {"provisioned": True}
         if self.personality.machine_kind:
             status["infrastructureMachineKind"] = self.personality.machine_kind
-            self._ensure_machines(pool, state, target)
+            self._ensure_machines(pool, state, (target, image))
         current = pool.get("status") or {}
         if any(current.get(k) != v for k, v in status.items()):
             self._patch(pool, {"status": status}, "/status")
@@ -422,7 +426,9 @@ class TestProvider:
                 state.instances.pop(infra["metadata"]["name"], None)
                 self._finalize_if_deleting(infra)
 
-    def _ensure_machines(self, pool: Obj, state: PoolState, target: str) -> None:
+    def _ensure_machines(
+        self, pool: Obj, state: PoolState, current: tuple[str, str | None]
+    ) -> None:
         assert self.personality.machine_kind
         existing = {m["metadata"]["name"]: m for m in self._infra_machines(pool)}
         labels = {
@@ -430,7 +436,8 @@ class TestProvider:
             f"{CAPI}/pool-name": self._owner_name(pool),
         }
         for instance in state.instances.values():
-            model = {"version": instance.version, "latestModelApplied": instance.version == target}
+            latest = (instance.version, instance.image) == current
+            model = {"version": instance.version, "latestModelApplied": latest}
             if instance.name in existing:
                 status = existing[instance.name].get("status") or {}
                 if any(status.get(k) != v for k, v in model.items()):
@@ -623,3 +630,21 @@ class TestProvider:
                     },
                     "application/merge-patch+json",
                 )
+
+
+def _model(owner: Obj, pool: Obj, state: PoolState) -> tuple[str, str | None]:
+    """What the pool's instances should run: the MachinePool's version and the infra pool's
+    image; each new one is recorded in state.models."""
+    target = ((owner.get("spec") or {}).get("template") or {}).get("spec", {}).get("version")
+    model = (target or KUBELET_VERSION, _image(pool))
+    if not state.models or state.models[-1] != model:
+        state.models.append(model)
+    return model
+
+
+def _image(pool: Obj) -> str | None:
+    """The image version an AzureMachinePool names (spec.template.image.computeGallery), if any:
+    part of the model CAPZ rolls instances to."""
+    image = ((pool.get("spec") or {}).get("template") or {}).get("image") or {}
+    gallery = image.get("computeGallery") or {}
+    return gallery.get("version")

@@ -245,3 +245,29 @@ def test_the_same_version_with_nothing_to_change_is_nothing_to_do() -> None:
         permissions=lambda _writes: {},
     )  # fmt: skip
     assert plan.nothing_to_do
+
+
+def test_a_pool_at_the_version_with_its_image_behind_writes_the_image_alone() -> None:
+    spec = {
+        "template": {
+            "image": {
+                "computeGallery": {
+                    "gallery": REFERENCE,
+                    "name": "capi-ubun2-2404",
+                    "version": "1.33.4",
+                }
+            }
+        }
+    }
+    pool, objects = pool_of("AzureMachinePool", spec, "v1beta2", version=TARGET)
+    snapshot = snapshot_of(objects)
+    plan = plan_upgrade(
+        pool, snapshot, UpgradeRequest(TARGET), NOW, plural="azuremachinepools",
+        permissions=lambda writes: {w.access: True for w in writes},
+    )  # fmt: skip
+    assert [w.summary.split(" on ")[0] for w in plan.writes] == [
+        "annotate AzureMachinePool capi-prod/workers cluster.x-k8s.io/paused: the provider waits for both changes",
+        "set spec.template.image.computeGallery.version=1.34.1",
+        "remove cluster.x-k8s.io/paused from AzureMachinePool capi-prod/workers: the provider rolls once, to both",
+    ]
+    assert not plan.nothing_to_do
