@@ -114,6 +114,30 @@ def launch(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Ite
                 stream.close()
 
 
+@pytest.fixture
+def upgrade(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Iterator:
+    """launch, running `upgrade` of the pool instead of delete-machine."""
+    kubeconfig = proxy.write_kubeconfig(tmp_path / "upgrade.kubeconfig", v1beta2.server.admin)
+    started: list[Running] = []
+
+    def run(namespace: str, *args: str) -> Running:
+        argv = ["upgrade", POOL, "-n", namespace, "--kubeconfig", str(kubeconfig)]
+        process = start_plugin([*argv, "--version", "v1.34.1", "--yes", *args], tmp_path)
+        running = Running(process)
+        running.start_reading()
+        started.append(running)
+        return running
+
+    yield run
+    for running in started:
+        if running.process.poll() is None:
+            running.process.kill()
+            running.process.wait()
+        for stream in (running.process.stdout, running.process.stderr):
+            if stream is not None:
+                stream.close()
+
+
 def load(v1beta2: ManagementCluster, proxy: FaultProxy, collections: list[Collection]) -> Loaded:
     return load_through_proxy(
         v1beta2.api, "v1beta2", proxy, v1beta2.server.admin, "capd", collections
@@ -242,3 +266,23 @@ def test_ctrl_c_while_following_leaves_the_deletion_going(
     assert "Aborted." not in err
     machine = v1beta2.api.request("GET", _path(loaded.namespace, f"machines/{MACHINE}"))
     assert machine["metadata"]["deletionTimestamp"]
+
+
+@pytest.mark.parametrize("hold", HOLDS, ids=lambda f: f.value)
+def test_ctrl_c_while_the_upgrade_write_hangs(v1beta2, proxy, collections, upgrade, hold) -> None:
+    def version(seen: Seen) -> bool:
+        return seen.method == "PATCH" and seen.path.endswith(f"/machinepools/{POOL}")
+
+    loaded, code, _out, err, left = interrupted_write(
+        v1beta2, proxy, collections, upgrade, Injection(hold, match=version), signal.SIGINT
+    )
+    assert code == 130, err
+    assert "Traceback" not in err
+    assert "Aborted." not in err
+    pool = v1beta2.api.request("GET", _path(loaded.namespace, f"machinepools/{POOL}"))
+    # Held before the server saw it, nothing was written; applied, it is taken back, and said.
+    assert pool["spec"]["template"]["spec"]["version"] == "v1.34.0"
+    assert left == {}, left
+    if hold is Fault.STALL_AFTER:
+        assert "taken back" in err.lower(), err
+        assert f"MachinePool {loaded.namespace}/{POOL}" in err, err
