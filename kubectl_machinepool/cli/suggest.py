@@ -200,3 +200,21 @@ def context_values(
     except Exception:  # a broken kubeconfig offers nothing, quietly
         return []
     return _offer(values, incomplete)
+
+
+def versions(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import versions
+
+        return versions
+
+    return _from_cluster(ctx, incomplete, "versions", read)
+
+
+def set_paths(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    def read() -> Read:
+        from kubectl_machinepool.kube.names import set_paths
+
+        return set_paths
+
+    return _from_cluster(ctx, incomplete, "set-paths", read)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import load_connection
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.model.poolname import POOL_NAME_LABEL, pool_label_value
+from kubectl_machinepool.providers.registry import infra_pool
+from kubectl_machinepool.providers.upgrades import settable
 
 Values = list[tuple[str, str]]  # (value, description)
 # What a read is given: the server, the namespace in scope (None: all), and --pool when typed.
@@ -84,3 +86,29 @@ def nodes(kube: Kube, namespace: str | None, pool: str | None) -> Values:
 def namespaces(kube: Kube, _namespace: str | None, _pool: str | None) -> Values:
     found = kube.list(NAMESPACES, None, metadata_only=True)
     return sorted((text(dig(n, "metadata", "name")) or "", "") for n in found)
+
+
+def versions(kube: Kube, namespace: str | None, _pool: str | None) -> Values:
+    """The Kubernetes versions the pools and the Clusters' topologies ask for: what upgrade is
+    usually given (the control plane's, after it moved first)."""
+    found: dict[str, str] = {}
+    for pool in _pools(kube, namespace):
+        version = text(dig(pool, "spec", "template", "spec", "version"))
+        if version:
+            found.setdefault(version, f"MachinePool {dig(pool, 'metadata', 'name')}")
+    for cluster in kube.list(_capi(kube, "Cluster", "clusters"), namespace):
+        version = text(dig(cluster, "spec", "topology", "version"))
+        if version:
+            found[version] = f"Cluster {dig(cluster, 'metadata', 'name')} topology"
+    return sorted(found.items())
+
+
+def set_paths(kube: Kube, namespace: str | None, _pool: str | None) -> Values:
+    """The fields upgrade's --set may name, for the infra pool kinds the pools use."""
+    found: dict[str, str] = {}
+    for pool in _pools(kube, namespace):
+        ref = dig(pool, "spec", "template", "spec", "infrastructureRef")
+        provider = infra_pool(ref_group(ref), text(dig(ref, "kind")))
+        for path in settable(provider.upgrade) if provider else ():
+            found.setdefault(f"{path}=", provider.kind if provider else "")
+    return sorted(found.items())

@@ -27,6 +27,7 @@ from kubectl_machinepool.plans.upgradechecks import preflight, semver
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
 from kubectl_machinepool.providers.registry import infra_pool
 from kubectl_machinepool.providers.upgrades import UpgradeField
+from kubectl_machinepool.providers.upgrades import settable as settable_paths
 
 # How long a rollout may go without moving before it counts as stuck (rollout status's default).
 ROLLOUT_WINDOW = timedelta(minutes=10)
@@ -66,13 +67,7 @@ def settable(pool: PoolDescription) -> tuple[str, ...]:
     """The paths --set may name for this pool's infra pool kind."""
     ref = pool.pool.infrastructure_ref
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
-    if provider is None:
-        return ()
-    upgrade = provider.upgrade
-    found = [f.path for f in upgrade.fields] + [f.clear for f in upgrade.fields if f.clear]
-    if upgrade.deployed is not None:
-        found.append(upgrade.deployed.path)
-    return tuple(dict.fromkeys(found))
+    return settable_paths(provider.upgrade) if provider else ()
 
 
 def field_plan(

@@ -105,3 +105,11 @@ class Upgrade:
     one_minor: str | None = None
     # The provider moves a pool one minor per cloud update itself: said in the plan.
     steps_minors: str | None = None
+
+
+def settable(upgrade: Upgrade) -> tuple[str, ...]:
+    """The paths --set may name for a kind: its fields, what clears them, its deployed release."""
+    found = [f.path for f in upgrade.fields] + [f.clear for f in upgrade.fields if f.clear]
+    if upgrade.deployed is not None:
+        found.append(upgrade.deployed.path)
+    return tuple(dict.fromkeys(found))

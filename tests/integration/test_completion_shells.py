@@ -75,6 +75,12 @@ def test_bash_completes_pools_machines_and_nodes(scenario: str, env: dict[str, s
     nodes = complete("kubectl-machinepool", "delete-machine", "-n", scenario, "--node", "")
     assert nodes == [f"vmss-workers-{scenario[2:]}-00000{i}" for i in range(3)]
     assert scenario in complete("kubectl-machinepool", "list", "-n", "t-")
+    # upgrade: the versions the pools ask for, and the fields --set may name for their kind.
+    upgrade = ("kubectl-machinepool", "upgrade", "vmss-workers", "-n", scenario)
+    assert complete(*upgrade, "--version", "") == ["v1.33.4"]
+    assert complete(*upgrade, "--set", "spec.template.image.c") == [
+        "spec.template.image.computeGallery.version="
+    ]
 
 
 def test_zsh_loads_the_script_and_completes_pool_names(scenario: str, env: dict[str, str]) -> None:

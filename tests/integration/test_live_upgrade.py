@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.live import LiveCluster
@@ -85,6 +86,29 @@ def test_a_client_dry_run_shows_the_plan_and_writes_nothing(
         assert code == 0, (out, err)
         assert f"machinepool.cluster.x-k8s.io/{pool.name} patched (dry run)" in out
         assert pool.machine_pool()["metadata"]["resourceVersion"] == before
+
+
+def test_a_server_dry_run_has_every_write_judged_and_none_kept(
+    live: LiveCluster, tmp_path: Path
+) -> None:
+    with live_pool(live, AZURE, replicas=1, infra_spec=GALLERY) as pool:
+        pool.wait_running(1)
+        _control_plane_to(pool, NEW)
+        _at_rest(pool, tmp_path)
+        infra = pool.path("azuremachinepools", pool.name, INFRA_GROUP)
+        before = (pool.machine_pool(), pool.api.request("GET", infra))
+        code, out, err = _upgrade(pool, tmp_path, "--dry-run=server")
+        assert code == 0, (out, err)
+        # Four writes sent with dryRun=All: pause, version, image, unpause.
+        assert out.count("(server dry run)") == 4, out
+        after = (pool.machine_pool(), pool.api.request("GET", infra))
+
+        # The controllers write meanwhile: what upgrade would write is as it was.
+        def written(mp: dict[str, Any], azure: dict[str, Any]) -> tuple[Any, ...]:
+            version = mp["spec"]["template"]["spec"]["version"]
+            return version, azure["spec"]["template"], azure["metadata"].get("annotations")
+
+        assert written(*after) == written(*before) == ("v1.36.3", GALLERY["template"], None)
 
 
 @BOTH

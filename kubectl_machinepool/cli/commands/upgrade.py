@@ -49,6 +49,7 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     "version",
     required=True,
     metavar="VERSION",
+    shell_complete=suggest.versions,
     help="The Kubernetes release to upgrade to, e.g. v1.34.1",
 )
 @click.option(
@@ -56,6 +57,7 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     "sets",
     multiple=True,
     metavar="PATH=VALUE",
+    shell_complete=suggest.set_paths,
     help="An infra pool field's new value (VALUE empty clears it); repeatable",
 )
 @click.option(
