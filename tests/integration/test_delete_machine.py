@@ -13,7 +13,7 @@ from support.run import run_cli
 from support.scenarios import SCENARIOS, as_provider
 from support.waiting import polls
 
-from kubectl_machinepool.cli.commands import delete as delete_command
+from kubectl_machinepool.cli.commands import confirming
 from kubectl_machinepool.kube.client import Kube
 
 # Everything a scenario holds, by the REST collections the test reads back.
@@ -187,7 +187,7 @@ def test_a_status_update_between_plan_and_execute_does_not_stop_it(
         )
         return True
 
-    monkeypatch.setattr(delete_command, "_confirmed", a_controller_updates_status_meanwhile)
+    monkeypatch.setattr(confirming, "confirmed", a_controller_updates_status_meanwhile)
     result = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down")
     assert result.code == 0, result.err
     annotations = mgmt.api.request("GET", f"{path}/dev-mp-0-x7q2p")["metadata"]["annotations"]
@@ -206,7 +206,7 @@ def test_a_change_between_plan_and_execute_fails_with_nothing_written(
         mgmt.api.request("PATCH", path, {"spec": {"replicas": 3}}, "application/merge-patch+json")
         return True
 
-    monkeypatch.setattr(delete_command, "_confirmed", someone_scales_meanwhile)
+    monkeypatch.setattr(confirming, "confirmed", someone_scales_meanwhile)
     before = versions(mgmt, namespace)
     result = delete(mgmt, capsys, namespace, "dev-mp-0-x7q2p", "--scale-down")
     assert result.code == 1

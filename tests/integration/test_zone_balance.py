@@ -16,7 +16,7 @@ from support.objects import NOW
 from support.run import run_cli
 from support.scenarios import SCENARIOS, zoned
 
-from kubectl_machinepool.cli.commands import delete as delete_command
+from kubectl_machinepool.cli.commands import confirming
 
 AT = NOW.isoformat().replace("+00:00", "Z")
 SCHEMA = json.loads(
@@ -138,7 +138,7 @@ def test_the_plan_warns_before_the_question_and_nothing_is_written(
         shown.append(capsys.readouterr().out)  # what the user has read when asked
         return False
 
-    monkeypatch.setattr(delete_command, "_confirmed", declined)
+    monkeypatch.setattr(confirming, "confirmed", declined)
     path = f"/apis/cluster.x-k8s.io/{mgmt.generation}/namespaces/{namespace}/machines"
     before = mgmt.api.request("GET", f"{path}/vmss-workers-2")["metadata"]["resourceVersion"]
     result = cli(mgmt, capsys, "delete-machine", namespace, "vmss-workers-2")
