@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import ssl
+import sys
 import threading
 import time
 import traceback
@@ -48,6 +49,10 @@ from .faultstate import (
 from .kinds import Kinds
 
 PR_SET_PDEATHSIG = 1
+# How long the interrupter waits for the plugin to be waiting for the held answer.
+WAITING = 10.0
+# How long close() lets a worker finish before killing it.
+CLOSE_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -315,11 +320,26 @@ class _Interrupter:
     def _run(self) -> None:
         while not self._finished.is_set():
             if self._arrived.wait(0.05):
+                self._until_waiting_for_the_answer()
                 # To the plugin's thread, as a terminal's Ctrl-C reaches the plugin alone: sent
                 # to the process, the kernel may hand it to a proxy thread, where it only sets
                 # a flag, and a request without timeout in the main thread never returns.
                 signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
                 return
+
+    def _until_waiting_for_the_answer(self) -> None:
+        """Until the plugin waits for the held request's answer (what a user sees hang before
+        pressing Ctrl-C), at most WAITING seconds: the proxy sees the request as soon as its
+        bytes arrive, which can be before the plugin's main thread reaches the read."""
+        main = threading.main_thread().ident
+        deadline = time.monotonic() + WAITING
+        while time.monotonic() < deadline and not self._finished.is_set():
+            frame = sys._current_frames().get(main or 0)
+            while frame is not None and frame.f_code.co_name != "getresponse":
+                frame = frame.f_back
+            if frame is not None:
+                return
+            time.sleep(0.01)
 
     def stop(self) -> None:
         self._finished.set()
@@ -412,4 +432,11 @@ class Matrix:
         return outcomes
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        processes = list(getattr(self._executor, "_processes", {}).values())
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        # A cell that never ended (the test failed on it already) must not hold the run.
+        for process in processes:
+            process.join(CLOSE_WAIT)
+            if process.is_alive():
+                process.kill()
+                process.join()

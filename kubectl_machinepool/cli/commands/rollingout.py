@@ -3,7 +3,10 @@ printed again only when it changed, and kubectl's exit 1 when one is stuck or ti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
 
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.cli.environment import Environment
@@ -11,6 +14,23 @@ from kubectl_machinepool.cli.environment import Environment
 if TYPE_CHECKING:
     from kubectl_machinepool.app.rolloutstatus import End
     from kubectl_machinepool.diagnostics.rollouts import Report
+
+
+def follow_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--timeout and --stuck-after, as kubectl rollout status's --timeout."""
+    command = click.option(
+        "--stuck-after",
+        default="10m",
+        show_default=True,
+        metavar="DURATION",
+        help="A rollout that has not moved for this long is stuck (exit 1)",
+    )(command)
+    return click.option(
+        "--timeout",
+        default="0",
+        metavar="DURATION",
+        help="How long to wait before giving up (exit 1); 0 waits forever",
+    )(command)
 
 
 class RolloutFailed(MachinePoolError):

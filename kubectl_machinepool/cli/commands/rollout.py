@@ -10,7 +10,7 @@ import click
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, rollingout
 from kubectl_machinepool.cli.commands.rollingout import Shown, fail
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
@@ -60,19 +60,7 @@ def rollout_group() -> None:
     show_default=True,
     help="Wait until the rollout ends; -w=false (or --no-watch) reports once",
 )
-@click.option(
-    "--timeout",
-    default="0",
-    metavar="DURATION",
-    help="How long to wait before giving up (exit 1); 0 waits forever",
-)
-@click.option(
-    "--stuck-after",
-    default="10m",
-    show_default=True,
-    metavar="DURATION",
-    help="A rollout that has not moved for this long is stuck (exit 1)",
-)
+@rollingout.follow_options
 @flags.rules
 @flags.access
 @flags.source

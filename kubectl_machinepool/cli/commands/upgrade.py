@@ -10,7 +10,7 @@ import click
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, rollingout
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -70,19 +70,7 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     show_default=True,
     help="Follow the rollout the writes start, as rollout status does",
 )
-@click.option(
-    "--timeout",
-    default="0",
-    metavar="DURATION",
-    help="How long --wait follows (0: until done or stuck)",
-)
-@click.option(
-    "--stuck-after",
-    default="10m",
-    show_default=True,
-    metavar="DURATION",
-    help="A rollout that has not moved for this long is stuck (exit 1)",
-)
+@rollingout.follow_options
 @flags.color
 @flags.access
 @flags.pass_env
