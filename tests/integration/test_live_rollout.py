@@ -36,19 +36,8 @@ def _upgrade(pool: LivePool) -> None:
     )
 
 
-def _args(pool: LivePool, *extra: str) -> list[str]:
-    kubeconfig = str(pool.live.server.admin.kubeconfig)
-    args = ["rollout", "status", pool.name, "-n", pool.namespace, "--kubeconfig", kubeconfig]
-    return [*args, *extra]
-
-
 def _rollout_status(pool: LivePool, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
-    plugin = start_plugin(_args(pool, *extra), tmp_path)
-    try:
-        out, err = plugin.communicate(timeout=240)
-    finally:
-        plugin.kill()
-    return plugin.returncode, out, err
+    return pool.run_plugin(tmp_path, "rollout status", *extra)
 
 
 def _pool_doc(out: str) -> dict[str, Any]:
@@ -181,7 +170,9 @@ def test_a_paused_rollout_is_paused_not_stuck(
 
         # Followed, it waits out the pause however long nothing moves, and ends once it is
         # lifted and the rollout has gone on to its end.
-        plugin = start_plugin(_args(pool, "--stuck-after", "5s", "--timeout", "200s"), tmp_path)
+        plugin = start_plugin(
+            pool.plugin_args("rollout status", "--stuck-after", "5s", "--timeout", "200s"), tmp_path
+        )
         try:
             try:
                 plugin.wait(timeout=15)  # three stuck windows

@@ -11,7 +11,6 @@ import pytest
 from support.live import LiveCluster
 from support.livepool import INFRA_GROUP, LivePool, live_pool
 from support.provider import AWS, AZURE, CONTROLPLANE_API, Personality
-from support.run import start_plugin
 
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
 
@@ -33,24 +32,14 @@ def _at_rest(pool: LivePool, tmp_path: Path) -> None:
     rolling (the provider has just written its providerIDList, say, not yet observed)."""
 
     def done() -> bool:
-        kubeconfig = str(pool.live.server.admin.kubeconfig)
-        args = ["rollout", "status", pool.name, "-n", pool.namespace, "--kubeconfig", kubeconfig]
-        plugin = start_plugin([*args, "-w=false", "-o", "json"], tmp_path)
-        out, _ = plugin.communicate(timeout=60)
+        _, out, _ = pool.run_plugin(tmp_path, "rollout status", "-w=false", "-o", "json")
         return bool(json.loads(out)["pools"][0]["state"] == "done")
 
     pool.wait("the pool at rest", done)
 
 
 def _upgrade(pool: LivePool, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
-    kubeconfig = str(pool.live.server.admin.kubeconfig)
-    args = ["upgrade", pool.name, "-n", pool.namespace, "--kubeconfig", kubeconfig]
-    plugin = start_plugin([*args, "--version", NEW, "--yes", *extra], tmp_path)
-    try:
-        out, err = plugin.communicate(timeout=240)
-    finally:
-        plugin.kill()
-    return plugin.returncode, out, err
+    return pool.run_plugin(tmp_path, "upgrade", "--version", NEW, "--yes", *extra)
 
 
 @BOTH

@@ -91,15 +91,17 @@ class Running:
         return code, "".join(self.out), "".join(self.err)
 
 
-@pytest.fixture
-def launch(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Iterator:
-    kubeconfig = proxy.write_kubeconfig(tmp_path / "proxy.kubeconfig", v1beta2.server.admin)
+def _launcher(
+    proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path, head: list[str]
+) -> Iterator:
+    """run(namespace, *args): the plugin, `head -n NS --kubeconfig PROXY --yes args`, through
+    the proxy; every run ended and its pipes closed afterwards."""
+    kubeconfig = proxy.write_kubeconfig(tmp_path / f"{head[0]}.kubeconfig", v1beta2.server.admin)
     started: list[Running] = []
 
     def run(namespace: str, *args: str) -> Running:
-        argv = ["delete-machine", MACHINE, "-n", namespace, "--kubeconfig", str(kubeconfig)]
-        process = start_plugin([*argv, "--yes", *args], tmp_path)
-        running = Running(process)
+        argv = [*head, "-n", namespace, "--kubeconfig", str(kubeconfig), "--yes", *args]
+        running = Running(start_plugin(argv, tmp_path))
         running.start_reading()
         started.append(running)
         return running
@@ -112,30 +114,17 @@ def launch(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Ite
         for stream in (running.process.stdout, running.process.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.fixture
+def launch(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Iterator:
+    yield from _launcher(proxy, v1beta2, tmp_path, ["delete-machine", MACHINE])
 
 
 @pytest.fixture
 def upgrade(proxy: FaultProxy, v1beta2: ManagementCluster, tmp_path: Path) -> Iterator:
     """launch, running `upgrade` of the pool instead of delete-machine."""
-    kubeconfig = proxy.write_kubeconfig(tmp_path / "upgrade.kubeconfig", v1beta2.server.admin)
-    started: list[Running] = []
-
-    def run(namespace: str, *args: str) -> Running:
-        argv = ["upgrade", POOL, "-n", namespace, "--kubeconfig", str(kubeconfig)]
-        process = start_plugin([*argv, "--version", "v1.34.1", "--yes", *args], tmp_path)
-        running = Running(process)
-        running.start_reading()
-        started.append(running)
-        return running
-
-    yield run
-    for running in started:
-        if running.process.poll() is None:
-            running.process.kill()
-            running.process.wait()
-        for stream in (running.process.stdout, running.process.stderr):
-            if stream is not None:
-                stream.close()
+    yield from _launcher(proxy, v1beta2, tmp_path, ["upgrade", POOL, "--version", "v1.34.1"])
 
 
 def load(v1beta2: ManagementCluster, proxy: FaultProxy, collections: list[Collection]) -> Loaded:

@@ -11,11 +11,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .kubeapi import APIError
 from .live import LiveCluster
 from .provider import CAPI, CONTROLPLANE_API, Personality, TestProvider
+from .run import start_plugin
 
 Obj = dict[str, Any]
 WAIT = 90.0  # controllers requeue within 20-30 s; two rounds and a margin
@@ -142,6 +144,28 @@ class LivePool:
 
     def node_name(self, instance: str) -> str:
         return f"{self.namespace}-{instance}"
+
+    def plugin_args(self, command: str, *extra: str) -> list[str]:
+        """`command POOL -n NS --kubeconfig ADMIN extra...`, as the plugin is run on this pool."""
+        kubeconfig = str(self.live.server.admin.kubeconfig)
+        return [
+            *command.split(),
+            self.name,
+            "-n",
+            self.namespace,
+            "--kubeconfig",
+            kubeconfig,
+            *extra,
+        ]
+
+    def run_plugin(self, home: Path, command: str, *extra: str) -> tuple[int, str, str]:
+        """The installed plugin run to its end on this pool: exit code, stdout, stderr."""
+        plugin = start_plugin(self.plugin_args(command, *extra), home)
+        try:
+            out, err = plugin.communicate(timeout=240)
+        finally:
+            plugin.kill()
+        return plugin.returncode, out, err
 
     def patch(self, path: str, body: Obj) -> Obj:
         return self.api.request("PATCH", path, body, "application/merge-patch+json")  # type: ignore[no-any-return]
