@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from support.controlplane import ControlPlane, missing_testbin
+from support.faultjudge import WORKERS
+from support.faultmatrix import Matrix, Server
 from support.live import LiveCluster
 from support.live import missing_binaries as live_missing_binaries
 from support.management import (
@@ -92,3 +94,17 @@ def vmss(v1beta2: ManagementCluster) -> Iterator[tuple[str, list[dict[str, Any]]
     create_scenario(v1beta2, objects)
     yield namespace, objects
     delete_nodes(v1beta2, objects)
+
+
+@pytest.fixture(scope="module")
+def matrix(
+    control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Matrix]:
+    """Worker processes running the plugin under faults, for one fault-matrix module."""
+    servers = []
+    for generation in ("v1beta2", "v1beta1"):
+        server = management_cluster(control_plane, generation).server
+        servers.append(Server(generation, server.port, server.ca_file, server.admin))
+    pool = Matrix(servers, tmp_path_factory.mktemp("fault-matrix"), WORKERS)
+    yield pool
+    pool.close()

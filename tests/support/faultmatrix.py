@@ -44,6 +44,7 @@ from .faultstate import (
     delete_nodes,
     load_through_proxy,
     namespaced_collections,
+    observe,
     put_back,
 )
 from .kinds import Kinds
@@ -291,6 +292,8 @@ class _Site:
             after = loaded.snapshot(self.api, self.collections, created=created)
             changed = changes(loaded.objects, after)
         self._settle(cell, loaded, changed)
+        if wrote and cell.scenario in self.loaded:
+            observe(self.api, loaded)
         return Outcome(
             cell,
             code,

@@ -137,10 +137,15 @@ def namespaced_collections(api: KubeAPI) -> list[Collection]:
 
 
 def normalized(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object without what the server moves on every write. status.observedGeneration
+    goes too: no command writes status, and observe() keeps it at the generation."""
     content = copy.deepcopy(obj)
     meta = content.get("metadata") or {}
     for name in IGNORED_METADATA:
         meta.pop(name, None)
+    status = content.get("status")
+    if isinstance(status, dict):
+        status.pop("observedGeneration", None)
     return content
 
 
@@ -281,6 +286,24 @@ def put_back(
     for path, patch in patches:
         api.request("PATCH", path, patch, "application/merge-patch+json")
     return True
+
+
+def observe(api: KubeAPI, loaded: Loaded) -> None:
+    """Set each object's status.observedGeneration to its generation, as a controller would
+    once it saw the spec: every scenario is loaded at rest, and a spec written (even when
+    written back) is a new generation the next run would find still rolling out."""
+    for collection in loaded.present:
+        for item in _list(api, collection.path(loaded.namespace))["items"]:
+            generation = item["metadata"].get("generation")
+            status = item.get("status")
+            if not isinstance(status, dict) or status.get("observedGeneration") in (
+                None,
+                generation,
+            ):
+                continue
+            path = f"{collection.path(loaded.namespace)}/{item['metadata']['name']}/status"
+            observed = {"status": {"observedGeneration": generation}}
+            api.request("PATCH", path, observed, "application/merge-patch+json")
 
 
 def delete_nodes(api: KubeAPI, loaded: Loaded) -> None:
