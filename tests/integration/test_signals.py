@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from support.faultjudge import patch_body
 from support.faultproxy import Fault, FaultProxy, Injection, Match, Seen
 from support.faultstate import (
     Collection,
@@ -257,21 +258,60 @@ def test_ctrl_c_while_following_leaves_the_deletion_going(
     assert machine["metadata"]["deletionTimestamp"]
 
 
-@pytest.mark.parametrize("hold", HOLDS, ids=lambda f: f.value)
-def test_ctrl_c_while_the_upgrade_write_hangs(v1beta2, proxy, collections, upgrade, hold) -> None:
-    def version(seen: Seen) -> bool:
-        return seen.method == "PATCH" and seen.path.endswith(f"/machinepools/{POOL}")
+def _upgrade_step(step: str) -> Match:
+    """Upgrade's writes, in order: pause the DockerMachinePool, the MachinePool's version, the
+    DockerMachinePool's image, unpause. Each PATCH is told by its path and body."""
 
+    def match(seen: Seen) -> bool:
+        if seen.method != "PATCH":
+            return False
+        if seen.path.endswith(f"/machinepools/{POOL}"):
+            return step == "version"
+        if not seen.path.endswith(f"/dockermachinepools/{POOL}"):
+            return False
+        body = patch_body(seen)
+        if "spec" in body:
+            return step == "image"
+        # The pause sets the annotation to a string, the unpause (and the pause's undo) to null.
+        paused = body["metadata"]["annotations"]["cluster.x-k8s.io/paused"]
+        return step == ("unpause" if paused is None else "pause")
+
+    return match
+
+
+@pytest.mark.parametrize("hold", HOLDS, ids=lambda f: f.value)
+@pytest.mark.parametrize(
+    ("step", "signum"),
+    [("pause", signal.SIGTERM), ("version", signal.SIGINT), ("image", signal.SIGINT),
+     ("unpause", signal.SIGTERM)],
+    ids=lambda v: v if isinstance(v, str) else v.name,
+)  # fmt: skip
+def test_a_signal_between_the_upgrade_writes(
+    v1beta2, proxy, collections, upgrade, hold, step, signum
+) -> None:
     loaded, code, _out, err, left = interrupted_write(
-        v1beta2, proxy, collections, upgrade, Injection(hold, match=version), signal.SIGINT
+        v1beta2, proxy, collections, upgrade, Injection(hold, match=_upgrade_step(step)), signum
     )
-    assert code == 130, err
+    assert code == 128 + signum, err
     assert "Traceback" not in err
     assert "Aborted." not in err
-    pool = v1beta2.api.request("GET", _path(loaded.namespace, f"machinepools/{POOL}"))
-    # Held before the server saw it, nothing was written; applied, it is taken back, and said.
-    assert pool["spec"]["template"]["spec"]["version"] == "v1.34.0"
+    pool = f"MachinePool {loaded.namespace}/{POOL}"
+    infra = f"DockerMachinePool {loaded.namespace}/{POOL}"
+    dmp = v1beta2.api.request(
+        "GET",
+        f"/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/{loaded.namespace}"
+        f"/dockermachinepools/{POOL}",
+    )
+    # Whatever the moment, the infra pool is not left paused.
+    assert "cluster.x-k8s.io/paused" not in (dmp["metadata"].get("annotations") or {})
+    if step == "unpause" and hold is Fault.STALL_AFTER:
+        # Every write took effect: the pool is upgraded, both objects say so and are named.
+        assert {k.display for k in left} == {pool, infra}, left
+        assert pool in err, err
+        assert infra in err, err
+        return
+    # Otherwise everything written was taken back, and said.
     assert left == {}, left
-    if hold is Fault.STALL_AFTER:
+    assert pool in err or infra in err, err
+    if (step, hold) != ("pause", Fault.STALL):
         assert "taken back" in err.lower(), err
-        assert f"MachinePool {loaded.namespace}/{POOL}" in err, err
