@@ -8,7 +8,9 @@ that come together (an instance replaced: Machine, infra machine, Node) are read
 after the first. A read that fails after the first (an API server restarting) is reported and
 tried again RETRY later; the first must succeed. A watch silent long enough to be stalled
 (changes.py) is warned about, as the view may then be stale, and again when it is heard from,
-and the view read again. Library code: no click, no printing.
+and the view read again; a watch the API server refuses (RBAC without `watch`) is warned about
+once, as that kind is then read again only every RESTART seconds. Library code: no click, no
+printing.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TypeVar
 
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.kube.access import AccessOptions
-from kubectl_machinepool.kube.changes import Changes, Silence, Watched
+from kubectl_machinepool.kube.changes import RESTART, Changes, Silence, Watched
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.model.changes import Change
 
@@ -59,6 +61,7 @@ def follow(
             changes.follow(watched)
         try:
             changes.started(STARTING)
+            _say_refused(changes, warn)  # before a short --timeout ends the run
             changes.take()
             view = read()
             if show(view, ()):
@@ -100,8 +103,18 @@ def follow(
             changes.stop()
 
 
+def _say_refused(changes: Changes, warn: Callable[[str], None]) -> None:
+    for plural, message in changes.refused():
+        warn(
+            f"cannot watch {plural} ({message}); they are read again every {RESTART:.0f}s "
+            "instead of when they change"
+        )
+
+
 def _say_quiet(changes: Changes, warn: Callable[[str], None]) -> bool:
-    """Warn of the watches gone silent and of those heard again; whether any was."""
+    """Warn of the watches refused or gone silent, and of those heard again; whether any was
+    heard again."""
+    _say_refused(changes, warn)
     began, ended = changes.quiet()
     for silence in began:
         warn(

@@ -74,6 +74,9 @@ class Changes:
         # When each watch was last heard from; since when the silent ones are silent.
         self._heard: list[float] = []
         self._silent: dict[int, float] = {}
+        # Watches the API server refused (RBAC without `watch`): said once, by the follower.
+        self._refused: dict[int, str] = {}
+        self._told: set[int] = set()
 
     def follow(self, watched: Watched) -> None:
         started = threading.Event()
@@ -167,12 +170,23 @@ class Changes:
                             name = text(dig(obj, "metadata", "name")) if event != LISTED else ""
                             self._record(Change(event, kind, name or ""))
                         first = False
-            except MachinePoolError:
+            except MachinePoolError as err:
                 started.set()
+                if err.status == 403:
+                    with self._lock:
+                        self._refused.setdefault(index, err.message)
                 # The watch gave up (a server restarting, RBAC changed): the follower reads
                 # again and says what it finds; the watch starts over after a pause.
                 self._record(Change(LISTED, kind, ""))
                 self._stopped.wait(RESTART)
+
+    def refused(self) -> list[tuple[str, str]]:
+        """The watches refused since last asked, each once: (plural, the server's message).
+        Such a kind is then only read again every RESTART seconds, not when it changes."""
+        with self._lock:
+            new = [i for i in self._refused if i not in self._told]
+            self._told.update(new)
+            return [(self._watched[i].resource.plural, self._refused[i]) for i in new]
 
     def wait(self, timeout: float | None) -> bool:
         """Until something changed (True) or timeout passed (False); the flag is then lowered."""

@@ -145,6 +145,21 @@ def test_a_watch_that_gives_up_raises_the_flag_and_starts_over(
     assert changes.take() == (Change(LISTED, "Machine", ""),)
 
 
+def test_a_refused_watch_is_told_once_and_other_failures_not_at_all(
+    following: Followed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """403 (no `watch` verb): the kind is only read again every RESTART, and the follower
+    says so once; a server restarting (no status) is not a refusal."""
+    monkeypatch.setattr(changes_module, "RESTART", 0.0)
+    refused = MachinePoolError("machines is forbidden: cannot watch", status=403)
+    restarting = MachinePoolError("connection refused")
+    watch = ScriptedWatch([refused], [refused], [restarting], [(LISTED, {"items": []})])
+    changes = following(watch)
+    assert watch.drained.wait(BOUND)
+    assert changes.refused() == [("machines", "machines is forbidden: cannot watch")]
+    assert changes.refused() == []
+
+
 def test_started_waits_for_every_first_answer(following: Followed) -> None:
     answered = ScriptedWatch([(LISTED, {"items": []})])
     late = ScriptedWatch()  # no answer at all
