@@ -1,14 +1,18 @@
-"""The flags and the question every write command shares: --dry-run, --yes, and "Go ahead?"."""
+"""The flags and the question every write command shares: --dry-run, --yes, "Go ahead?", and the
+callbacks that carry a plan's output and that question to the app layer."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_machinepool.base.errors import ExitCode, Interrupted, RefusedError
 from kubectl_machinepool.cli.environment import Environment
+
+if TYPE_CHECKING:
+    from kubectl_machinepool.app.carrying import Callbacks
 
 
 def write_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -36,3 +40,17 @@ def confirmed(assume_yes: bool, env: Environment) -> bool:
         return click.confirm("Go ahead?", default=False, err=True)
     except click.Abort:  # Ctrl-C or end of input at the prompt
         raise Interrupted(ExitCode.INTERRUPTED, "Cancelled: nothing was written.") from None
+
+
+def callbacks(env: Environment, assume_yes: bool) -> Callbacks:
+    """Results to standard output, progress and warnings to standard error, the question asked
+    once (or answered by --yes)."""
+    # Here, not at the top: completion imports the command modules, and a TAB must stay fast.
+    from kubectl_machinepool.app.carrying import Callbacks
+
+    return Callbacks(
+        report=env.out,
+        inform=env.err,
+        warn=env.warn,
+        confirm=lambda: confirmed(assume_yes, env),
+    )

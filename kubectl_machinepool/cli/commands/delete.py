@@ -167,7 +167,7 @@ def delete_machine_command(
     """
     from dataclasses import replace
 
-    from kubectl_machinepool.app.carrying import Callbacks, DryRun
+    from kubectl_machinepool.app.carrying import DryRun
     from kubectl_machinepool.app.deleting import Carry, carry_out, plan_for
     from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.render.color import Palette
@@ -182,12 +182,7 @@ def delete_machine_command(
     painted = env.color(color)
     palette = Palette(painted)
     carry = Carry(DryRun(dry_run), env.stdout_tty if wait is None else wait, follow_for)
-    ui = Callbacks(
-        report=env.out,
-        inform=env.err,
-        warn=env.warn,
-        confirm=lambda: confirming.confirmed(yes, env),
-    )
+    ui = confirming.callbacks(env, yes)
     with Kube.connect(access) as kube:
         asked = replace(
             asked,

@@ -120,8 +120,8 @@ def upgrade_command(
           --set spec.awsLaunchTemplate.ami.id=ami-0123456789abcdef0
       kubectl machinepool upgrade eks-default -n capi-prod --version v1.34.1 --dry-run=server
     """
-    from kubectl_machinepool.app import upgrading
-    from kubectl_machinepool.app.carrying import Callbacks, DryRun
+    from kubectl_machinepool.app import planning, upgrading
+    from kubectl_machinepool.app.carrying import DryRun
     from kubectl_machinepool.cli.commands.rollingout import Shown, fail
     from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.plans.upgrade import UpgradeRequest
@@ -132,12 +132,7 @@ def upgrade_command(
     follow_for = parse_duration(timeout, "--timeout")
     window = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
     painted = env.color(color)
-    ui = Callbacks(
-        report=env.out,
-        inform=env.err,
-        warn=env.warn,
-        confirm=lambda: confirming.confirmed(yes, env),
-    )
+    ui = confirming.callbacks(env, yes)
     carry = upgrading.Carry(DryRun(dry_run), wait, follow_for, window)
     with Kube.connect(access) as kube:
         namespace = access.scope(kube.connection.namespace)
@@ -152,7 +147,7 @@ def upgrade_command(
         if all(p.nothing_to_do for p in plans):
             env.err(f"Nothing to do: {', '.join(names)} already at {request.version}.")
             return
-        outcome = upgrading.carry_out(kube, plans, carry, ui)
+        outcome = planning.carry_out(kube, plans, carry.dry_run, ui)
     if outcome is None or carry.dry_run is not DryRun.NONE or not wait:
         return
     end, report = upgrading.follow_rollout(access, asked, carry, ui, Shown(env, text=True))
