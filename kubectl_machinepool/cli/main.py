@@ -63,6 +63,10 @@ COMMANDS = {
         "kubectl_machinepool.cli.commands.upgrade:upgrade_command",
         "Move MachinePools to a new Kubernetes version with their image fields, rolled once.",
     ),
+    "scale": (
+        "kubectl_machinepool.cli.commands.scale:scale_command",
+        "Set the size of MachinePools through their /scale subresource, or refuse and say why.",
+    ),
 }
 
 

@@ -262,3 +262,29 @@ def delete_balance(
         f"{lead}: {shown} Nodes (max-min {before_skew} -> {after_skew}{limit}){unknown}; "
         f"then {then}",
     )
+
+
+def scale_balance(
+    zones: PoolZones | None, to: int, provider: Provider | None, infra: RawObject | None
+) -> str | None:
+    """Nodes per zone now -> at `to` instances, as a group that keeps its zones balanced holds
+    them (new ones go to the emptiest zone, the fullest loses first: AWS, Azure and GCP alike);
+    None for a pool of fewer than two zones or whose Nodes were not read."""
+    judged = zones.judged if zones is not None else ()
+    if zones is None or len(judged) < 2:
+        return None
+    after = [c.nodes for c in judged]
+    tied = False
+    while sum(after) != to:
+        growing = sum(after) < to
+        pick = min(after) if growing else max(after)
+        tied = tied or after.count(pick) > 1
+        if growing:
+            after[after.index(pick)] += 1
+        else:
+            after[len(after) - 1 - after[::-1].index(pick)] -= 1
+    shown = ", ".join(f"{c.zone}={c.nodes} -> {n}" for c, n in zip(judged, after, strict=True))
+    if tied:
+        shown += " (or another of the zones tied, the group's choice)"
+    then = rebalancing(provider, infra)
+    return f"zones (Nodes): {shown}, if the group keeps them balanced; {then}"

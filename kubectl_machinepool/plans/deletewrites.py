@@ -12,6 +12,7 @@ from kubectl_machinepool.base.fields import RawObject, dig, mapping
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.nodedrain import stored_drain_timeout, v1beta1_machine
 from kubectl_machinepool.plans.deletetarget import Mode, Request, Target
+from kubectl_machinepool.plans.scale import scale_write
 from kubectl_machinepool.plans.writes import ObjectRef, Write, object_ref
 from kubectl_machinepool.providers.registry import annotation_deletes
 
@@ -63,14 +64,7 @@ def _scale_down_writes(target: Target, machine: ObjectRef, now: datetime) -> lis
         # The provider may already be deleting the instance: removing the mark proves nothing.
         undo = None
         kept_because = f"the {infra_kind} provider deletes an annotated Machine on the mark alone"
-    pool = object_ref(target.pool_raw, "machinepools")
     desired = target.pool.pool.desired or 0
-    scale = {
-        "apiVersion": "autoscaling/v1",
-        "kind": "Scale",
-        "metadata": {"name": pool.name, "namespace": pool.namespace},
-        "spec": {"replicas": desired - 1},
-    }
     return [
         Write(
             "patch",
@@ -82,14 +76,7 @@ def _scale_down_writes(target: Target, machine: ObjectRef, now: datetime) -> lis
             kept_because=kept_because,
             done="annotated",
         ),
-        Write(
-            "update",
-            pool,
-            f"scale {pool.display} from {desired} to {desired - 1} replicas (/scale)",
-            scale,
-            subresource="scale",
-            done="scaled",
-        ),
+        scale_write(target.pool_raw, desired, desired - 1),
     ]
 
 

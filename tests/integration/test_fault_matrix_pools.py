@@ -1,4 +1,5 @@
-"""upgrade with one fault at each request, against the real server, in both API generations.
+"""The whole-pool writes with one fault at each request, against the real server, in both API
+generations: upgrade and scale.
 
 The capd pool (MachinePool and DockerMachinePool at v1.34.0, kindest/node:v1.34.0) goes to
 v1.34.1: pause the DockerMachinePool, set the MachinePool's version, set its customImage,
@@ -6,6 +7,10 @@ unpause. Every fault kind at every request of the clean run (support.faultjudge.
 held to the write contract, and to what is upgrade's own: the version and the image are never
 left half-paired, nor the infra pool paused, without exit 5 (or the Ctrl-C report) naming the
 objects; exit 0 means both fields are new and the pool is unpaused.
+
+scale (2 to 3 replicas) is one write to /scale: exit 0 means spec.replicas is 3, anything else
+that it is 2 or that the MachinePool is named. Its reads are upgrade's (app/planning.py), faulted
+there: scale's cells start at its access review unless FAULT_MATRIX_FULL=1.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 import pytest
 from support.faultjudge import (
     CAPI,
+    FULL,
     REQUEST_TIMEOUT,
     Problem,
     cells_for,
@@ -153,5 +159,69 @@ def test_upgrade_keeps_its_word_under_every_fault(matrix: Matrix, generation: st
     if problems:
         pytest.fail(
             report(f"upgrade {generation} (K={len(clean.log)})", problems, len(cells)),
+            pytrace=False,
+        )
+
+
+# -- scale ----------------------------------------------------------------------------------------
+
+
+def _scale_cell(generation: str, **fault: Any) -> Cell:
+    timeout = "0" if fault.get("interrupt") else REQUEST_TIMEOUT
+    argv = ("scale", POOL, "--replicas", "3", "--yes", "--request-timeout", timeout)
+    return Cell(generation, "capd", argv, **fault)
+
+
+def _scale_planned(key: ObjectKey) -> list[tuple[str, ...]] | None:
+    if (key.kind, key.group, key.name) == ("MachinePool", CAPI, POOL):
+        return [("spec", "replicas")]
+    return None
+
+
+def _scaled(outcome: Outcome) -> list[str]:
+    mp_key, _ = _keys(outcome.namespace)
+    size = _get(now(outcome, mp_key), ("spec", "replicas"))
+    missing = [] if size == 3 else [f"exit 0 but spec.replicas is {size!r}, not 3"]
+    if f"machinepool.{CAPI}/{POOL} scaled" not in outcome.out.splitlines():
+        missing.append("exit 0 but stdout lacks the 'scaled' line")
+    return missing
+
+
+def _scale_step(seen: Seen, ns: str) -> tuple[str, list[str]] | None:
+    if seen.method == "PUT" and seen.path.endswith(f"/namespaces/{ns}/machinepools/{POOL}/scale"):
+        return "scale", [f"MachinePool {ns}/{POOL}"]
+    return None
+
+
+def scale_problems(outcome: Outcome, clean: Outcome) -> list[Problem]:
+    messages = common_problems(outcome)
+    messages += unplanned(_scale_planned, outcome)
+    messages += exit_problems(outcome, EXIT_CODES, _scaled)
+    messages += step_problems(_scale_step, outcome)
+    return [problem(outcome, clean, m) for m in messages]
+
+
+@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
+def test_scale_keeps_its_word_under_every_fault(matrix: Matrix, generation: str) -> None:
+    clean, paged = matrix.run([_scale_cell(generation), _scale_cell(generation, paging=1)])
+    for run in (clean, paged):
+        assert (run.code, scale_problems(run, clean)) == (0, []), run.err
+    assert [s.method for s in clean.log if s.method == "PUT"] == ["PUT"]
+
+    def make(**fault: Any) -> Cell:
+        return _scale_cell(generation, **fault)
+
+    # Up to its access review scale reads what upgrade reads (app/planning.read_pools), and
+    # upgrade's matrix faults those requests; FAULT_MATRIX_FULL=1 faults them here too.
+    start = 1 if FULL else next(s.index for s in clean.log if s.path.endswith("accessreviews"))
+    cells = cells_for(make, clean, paged, start)
+    outcomes = matrix.run(cells)
+    problems = []
+    for outcome in outcomes:
+        problems += scale_problems(outcome, paged if outcome.cell.paging else clean)
+    record(f"scale-{generation}", outcomes, problems)
+    if problems:
+        pytest.fail(
+            report(f"scale {generation} (K={len(clean.log)})", problems, len(cells)),
             pytrace=False,
         )

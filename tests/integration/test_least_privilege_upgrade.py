@@ -1,4 +1,4 @@
-"""The operator role (upgrade's writes) and the watch grants of the reader and workload roles
+"""The operator role (upgrade's and scale's writes) and the watch grants of the reader and workload roles
 (what following watches), on the real API server, each grant shown to be needed.
 
 The seeded CAPD pool is upgraded (v1.34.0 to v1.34.1) in dry runs that the missing grant makes
@@ -43,12 +43,14 @@ CAPI = "cluster.x-k8s.io"
 UPGRADE = ("upgrade", POOL, "-n", "{ns}", "--version", "v1.34.1")
 CLIENT = (*UPGRADE, "--dry-run=client")
 SERVER = (*UPGRADE, "--dry-run=server")
+SCALE = ("scale", POOL, "-n", "{ns}", "--replicas", "3", "--dry-run=client")
 ROLLOUT = ("rollout", "status", POOL, "-n", "{ns}", "--timeout", "1s")
 OPERATOR_PROBES: dict[Grant, Probe] = {
     (CAPI, "machinepools", "get"): Probe(SERVER, 'cannot get resource "machinepools"'),
     (CAPI, "machinepools", "patch"): Probe(CLIENT, "you may not patch machinepools.cluster.x-k8s.io"),
     (INFRA, "dockermachinepools", "get"): Probe(SERVER, 'cannot get resource "dockermachinepools"'),
     (INFRA, "dockermachinepools", "patch"): Probe(CLIENT, f"you may not patch dockermachinepools.{INFRA}"),
+    (CAPI, "machinepools/scale", "update"): Probe(SCALE, "you may not update machinepools/scale.cluster.x-k8s.io"),
 }  # fmt: skip
 
 
@@ -108,8 +110,7 @@ def test_every_operator_grant_is_needed(seeded: Seeded, capsys) -> None:
     roles = install_roles(seeded.mgmt)
     operator = roles[OPERATOR]
     named = {(INFRA, plural, verb) for plural in _writable_pools() for verb in ("get", "patch")}
-    assert grants(operator) == OPERATOR_PROBES.keys() | {(CAPI, "machinepools", "get"),
-                                                          (CAPI, "machinepools", "patch")} | named  # fmt: skip
+    assert grants(operator) == OPERATOR_PROBES.keys() | named
     wrong = unneeded(capsys, seeded, operator, OPERATOR_PROBES, (roles[READER],))
     assert not wrong, "\n".join(wrong)
 

@@ -1,0 +1,94 @@
+"""`kubectl machinepool scale`."""
+
+from __future__ import annotations
+
+import click
+
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.cli import suggest
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.render.color import ColorMode
+
+
+@click.command("scale", context_settings=CONTEXT_SETTINGS)
+@click.argument(
+    "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
+)
+@click.option(
+    "--replicas",
+    type=click.IntRange(min=0),
+    required=True,
+    help="The new size (spec.replicas)",
+)
+@click.option(
+    "--current-replicas",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Precondition: scale only if spec.replicas is this now",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Go outside the cluster-autoscaler min/max annotations (it may change it back)",
+)
+@confirming.write_options
+@flags.color
+@flags.access
+@flags.pass_env
+def scale_command(
+    env: Environment,
+    *,
+    names: tuple[str, ...],
+    replicas: int,
+    current_replicas: int | None,
+    force: bool,
+    dry_run: str,
+    yes: bool,
+    color: ColorMode,
+    access: AccessOptions,
+) -> None:
+    """Set the size of MachinePools through their /scale subresource, or refuse and say why.
+
+    \b
+    The plan comes first: the size from what to what; who else owns it and would change it
+    back (refused: an external autoscaler through cluster.x-k8s.io/replicas-managed-by, the
+    Cluster's topology when it sets this pool's replicas; outside cluster-autoscaler's min/max
+    annotations only with --force); a pool or Cluster being deleted (refused) or paused; on a
+    scale-down, who picks the instances that go (the provider, or the cloud where it cannot be
+    told which) and how to pick one yourself; the zones before and after. Then, after
+    confirmation (or --yes), one write to /scale with the resourceVersion the plan was made
+    from.
+    \b
+    Exit codes: 0 done (or nothing to do), 1 an error (nothing written), 2 usage, 3 refused
+    (nothing was written), 5 unknown whether it took effect (named), 130/143 interrupted.
+    \b
+    Examples:
+      kubectl machinepool scale vmss-workers -n capi-prod --replicas 5
+      kubectl machinepool scale asg-workers -n capi-prod --replicas 2 --current-replicas 3
+      kubectl machinepool scale vmss-workers -n capi-prod --replicas 0 --dry-run=server
+    """
+    from kubectl_machinepool.app import planning, scaling
+    from kubectl_machinepool.app.carrying import DryRun
+    from kubectl_machinepool.kube.client import Kube
+    from kubectl_machinepool.plans.scale import ScaleRequest
+    from kubectl_machinepool.render.color import Palette
+    from kubectl_machinepool.render.scaleplan import render_plan
+
+    painted = env.color(color)
+    ui = confirming.callbacks(env, yes)
+    with Kube.connect(access) as kube:
+        namespace = access.scope(kube.connection.namespace)
+        if namespace is None:
+            raise UsageError(
+                "scale acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
+            )
+        asked = scaling.Scale(names, namespace, ScaleRequest(replicas, current_replicas, force))
+        plans = scaling.plans_for(kube, asked, warn=env.warn)
+        for plan in plans:
+            env.out(render_plan(plan, Palette(painted), width=env.width), nl=False, color=painted)
+        if all(p.nothing_to_do for p in plans):
+            env.err(f"Nothing to do: {', '.join(names)} already at {replicas} replicas.")
+            return
+        planning.carry_out(kube, plans, DryRun(dry_run), ui)

@@ -1,0 +1,83 @@
+"""scale's plan: a MachinePool's spec.replicas set through its /scale subresource, as
+cluster-autoscaler and `kubectl scale` do, with the resourceVersion the plan was made from.
+
+The checks (scalechecks.py) refuse where someone else owns the size; the plan also says who
+picks the instances a scale-down removes, and the zones before and after. Pure: a pool, its
+objects and the request in, a plan out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.fields import RawObject
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import Check, Level, permission_checks
+from kubectl_machinepool.plans.scalechecks import scale_checks
+from kubectl_machinepool.plans.writes import Access, Write, object_ref
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleRequest:
+    replicas: int
+    # kubectl scale's --current-replicas: a precondition on the size the user saw.
+    current: int | None = None
+    # Outside cluster-autoscaler's min/max annotations anyway.
+    force: bool = False
+
+
+def scale_write(pool_raw: RawObject, current: int | None, to: int) -> Write:
+    """spec.replicas through /scale (the MachinePool's other fields are never sent)."""
+    pool = object_ref(pool_raw, "machinepools")
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": pool.name, "namespace": pool.namespace},
+        "spec": {"replicas": to},
+    }
+    return Write(
+        "update",
+        pool,
+        f"scale {pool.display} from {current} to {to} replicas (/scale)",
+        body,
+        subresource="scale",
+        done="scaled",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ScalePlan:
+    pool: PoolDescription
+    replicas: int
+    checks: tuple[Check, ...]
+    writes: tuple[Write, ...]
+    # The objects as the plan read them, for the write engine's preconditions.
+    planned: tuple[RawObject, ...]
+
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        return tuple(c.message for c in self.checks if c.level is Level.REFUSED)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return self.pool.pool.desired == self.replicas and not self.refusals
+
+
+def plan_scale(
+    pool: PoolDescription,
+    snapshot: Snapshot,
+    request: ScaleRequest,
+    *,
+    permissions: Callable[[tuple[Write, ...]], dict[Access, bool | None]],
+) -> ScalePlan:
+    mp = pool.pool
+    pool_raw = snapshot.find(CAPI_GROUP, "MachinePool", mp.namespace, mp.name) or {}
+    checks = scale_checks(pool, snapshot, request.replicas, request.current, request.force)
+    writes: tuple[Write, ...] = ()
+    if mp.desired != request.replicas:
+        writes = (scale_write(pool_raw, mp.desired, request.replicas),)
+    checks += permission_checks(writes, permissions(writes))
+    return ScalePlan(pool, request.replicas, tuple(checks), writes, (pool_raw,))
