@@ -57,8 +57,9 @@ def follow(
     with Kube.connect(access) as kube:
         # The first read says what to watch; what changes while the watches start is in the
         # second, shown first.
-        for watched in watches(kube, view):
-            changes.follow(watched)
+        watched = watches(kube, view)
+        for one in watched:
+            changes.follow(one)
         try:
             changes.started(STARTING)
             _say_refused(changes, warn)  # before a short --timeout ends the run
@@ -101,6 +102,14 @@ def follow(
                 seen = ()
         finally:
             changes.stop()
+            _close_others(watched, kube)
+
+
+def _close_others(watched: list[Watched], kube: Kube) -> None:
+    """The workload clusters' connections, made for their watches (kube's own `with` closes
+    it): a watch still reading returns its socket to a closed pool, which closes it."""
+    for other in {id(w.kube): w.kube for w in watched if w.kube is not kube}.values():
+        other.close()
 
 
 def _say_refused(changes: Changes, warn: Callable[[str], None]) -> None:

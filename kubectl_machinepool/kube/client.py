@@ -97,6 +97,10 @@ class Kube:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Its connections and held files; once."""
         self._transport.close()
         self._close_files()
 

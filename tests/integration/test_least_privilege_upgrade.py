@@ -44,7 +44,8 @@ UPGRADE = ("upgrade", POOL, "-n", "{ns}", "--version", "v1.34.1")
 CLIENT = (*UPGRADE, "--dry-run=client")
 SERVER = (*UPGRADE, "--dry-run=server")
 SCALE = ("scale", POOL, "-n", "{ns}", "--replicas", "3", "--dry-run=client")
-ROLLOUT = ("rollout", "status", POOL, "-n", "{ns}", "--timeout", "1s")
+# Followed until the probe's line is on stderr (Interrupted): a bound, never a measure.
+ROLLOUT = ("rollout", "status", POOL, "-n", "{ns}", "--timeout", "10m")
 OPERATOR_PROBES: dict[Grant, Probe] = {
     (CAPI, "machinepools", "get"): Probe(SERVER, 'cannot get resource "machinepools"'),
     (CAPI, "machinepools", "patch"): Probe(CLIENT, "you may not patch machinepools.cluster.x-k8s.io"),
@@ -55,8 +56,9 @@ OPERATOR_PROBES: dict[Grant, Probe] = {
 
 
 class Interrupted(Probe):
-    """A followed view with no end of its own (events -w): the installed plugin, run until
-    `gained` is on its stderr (or GUARD passes), then Ctrl-C."""
+    """A followed view (rollout status, events -w): the installed plugin, run until `gained`
+    is on its stderr (or GUARD passes), then Ctrl-C: however slow the machine, the warning
+    comes before the run is ended."""
 
     def run(self, _capsys: pytest.CaptureFixture[str], seeded: Seeded, user: User) -> str:
         home = Path(user.kubeconfig).parent
@@ -79,9 +81,9 @@ class Interrupted(Probe):
 
 
 WATCH_PROBES: dict[Grant, Probe] = {
-    (CAPI, "machinepools", "watch"): Probe(ROLLOUT, "cannot watch machinepools"),
-    (CAPI, "machines", "watch"): Probe(ROLLOUT, "cannot watch machines"),
-    (INFRA, "*", "watch"): Probe(ROLLOUT, "cannot watch dockermachinepools"),
+    (CAPI, "machinepools", "watch"): Interrupted(ROLLOUT, "cannot watch machinepools"),
+    (CAPI, "machines", "watch"): Interrupted(ROLLOUT, "cannot watch machines"),
+    (INFRA, "*", "watch"): Interrupted(ROLLOUT, "cannot watch dockermachinepools"),
     ("", "events", "watch"): Interrupted(("events", "-n", "{ns}", "-w"), "cannot watch events"),
 }
 NODE_WATCH = ("", "nodes", "watch")
@@ -127,7 +129,9 @@ def test_every_watch_grant_is_needed(seeded: Seeded, capsys) -> None:
     less = narrowed(workload, f"no-node-watch-{seeded.namespace}", lambda g: g == NODE_WATCH)
     apply(seeded.mgmt, less)
     seeded.workload_credentials(less, roles["kubectl-machinepool-bootstrap-tokens"])
-    said = Probe(ROLLOUT).run(capsys, seeded, seeded.user("nodes", reader))
+    said = Interrupted(ROLLOUT, "cannot watch nodes").run(
+        capsys, seeded, seeded.user("nodes", reader)
+    )
     if "cannot watch nodes" not in said:
         wrong.append(f"{NODE_WATCH}: without it, no 'cannot watch nodes' in: {said}")
     assert not wrong, "\n".join(wrong)
