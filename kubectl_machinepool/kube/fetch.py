@@ -20,6 +20,7 @@ from kubectl_machinepool.kube.parallel import Pending
 from kubectl_machinepool.kube.reads import Outcome, Reads, template_refs
 from kubectl_machinepool.kube.resource import DEPLOYMENTS, EVENTS, NODES, SECRETS
 from kubectl_machinepool.kube.workload import workload_kube, workload_nodes
+from kubectl_machinepool.model.controllers import CORE_PROVIDER, PROVIDER_LABEL
 from kubectl_machinepool.model.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.model.selector import Selection, selected
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
@@ -28,8 +29,7 @@ from kubectl_machinepool.providers.registry import infra_pool
 if TYPE_CHECKING:
     from kubectl_machinepool.kube.changes import Watched
 
-# clusterctl labels the core provider's components with this.
-CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
+CORE_SELECTOR = f"{PROVIDER_LABEL}={CORE_PROVIDER}"
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
@@ -101,7 +101,7 @@ def _rule_reads(
     in scope, and the objects the pools' providers keep the cloud's side in."""
     return [
         reads.later_resource(
-            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
+            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_SELECTOR
         ),
         reads.later_resource(
             SECRETS,
