@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kubectl_machinepool.base.fields import dig, items
+from kubectl_machinepool.base.fields import dig
 from kubectl_machinepool.diagnostics import (
     cluster,
     healthchecks,
@@ -22,7 +22,7 @@ from kubectl_machinepool.diagnostics import (
 )
 from kubectl_machinepool.diagnostics.core import CapiVersion, Context, Finding, Rule, Severity
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
-from kubectl_machinepool.model.controllers import core_controller, image_tag, manager
+from kubectl_machinepool.model.controllers import controller_tag, core_controller
 from kubectl_machinepool.model.description import Description, PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
 
@@ -50,11 +50,9 @@ def capi_version(snapshot: Snapshot, override: str | None) -> CapiVersion:
     deployment = core_controller(snapshot)
     if deployment is None:
         return CapiVersion(None, "the capi-controller-manager Deployment was not read")
-    containers = items(dig(deployment, "spec", "template", "spec", "containers"))
-    container = manager(deployment) or (containers[0] if containers else {})
     namespace = dig(deployment, "metadata", "namespace")
     return CapiVersion.parse(
-        image_tag(container),
+        controller_tag(deployment),
         f"image of Deployment {namespace}/{dig(deployment, 'metadata', 'name')}",
     )
 

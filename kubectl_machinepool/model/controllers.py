@@ -51,6 +51,12 @@ def image_tag(container: dict[str, Any]) -> str:
     return name.rpartition(":")[2] if ":" in name else ""
 
 
+def controller_tag(deployment: RawObject) -> str:
+    """The manager's image tag, or the first container's when none is named manager."""
+    found = manager(deployment) or next(iter(containers(deployment)), None)
+    return image_tag(found) if found else ""
+
+
 def split_arg(arg: str) -> list[str]:
     """Some installs pass all flags in one string: the words of it."""
     try:

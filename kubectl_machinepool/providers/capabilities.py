@@ -1,7 +1,9 @@
 """Which operations an infra pool kind honours, from its registry record: shown by `providers`
 and in docs/providers.md's table (a test keeps the two equal).
 
-Each answer is yes, no or unverified, with one sentence saying why and where upstream says so.
+Each answer is yes, no or unverified, or gated: yes only under a provider setting the pool
+cannot be seen to have (CAPA's MachinePoolMachines gate); with one sentence saying why and
+where upstream says so.
 Restart follows delete: a pool is restarted by replacing its instances one at a time, so only
 a kind whose single instances can be replaced restarts; the others say what rolls them instead.
 """
@@ -17,6 +19,7 @@ from kubectl_machinepool.providers.records import Provider
 
 class Answer(Enum):
     YES = "yes"
+    GATED = "gated"
     NO = "no"
     UNVERIFIED = "unverified"
 
@@ -37,11 +40,6 @@ FROM_ZERO = "scale from zero"
 AUTOSCALER = "autoscaler picks node"
 OPERATIONS = (DESCRIBE, DELETE, RESTART, UPGRADE, FROM_ZERO, AUTOSCALER)
 
-_BY_VERDICT = {
-    Verdict.SUPPORTED: Answer.YES,
-    Verdict.NOT_SUPPORTED: Answer.NO,
-    Verdict.UNVERIFIED: Answer.UNVERIFIED,
-}
 # Upstream's answer to "can a MachinePool's single Machines be deleted?".
 _NO_MACHINES_REF = "cluster-api#13066"
 _CAPACITY = (
@@ -55,17 +53,17 @@ def _cited(text: str, source: str) -> str:
     return f"{text} ({source})" if source else text
 
 
-def _gated(text: str, provider: Provider) -> str:
+def _yes(operation: str, reason: str, provider: Provider) -> Capability:
     need = provider.operations.machines_need
-    return f"{text}; only with {need}" if need else text
+    if need:
+        return Capability(operation, Answer.GATED, f"{reason}; only with {need}")
+    return Capability(operation, Answer.YES, reason)
 
 
 def _describe(provider: Provider, verdict: DeletionVerdict) -> Capability:
     machine_kind = provider.machine_kind
     if machine_kind and machine_kind != provider.kind:
-        return Capability(
-            DESCRIBE, Answer.YES, _gated(f"one {machine_kind} and Machine per instance", provider)
-        )
+        return _yes(DESCRIBE, f"one {machine_kind} and Machine per instance", provider)
     return Capability(DESCRIBE, Answer.NO, _cited(verdict.reason, _NO_MACHINES_REF))
 
 
@@ -74,15 +72,17 @@ def _delete(provider: Provider, verdict: DeletionVerdict) -> Capability:
     reason = _cited(verdict.reason, source)
     if verdict.instead:
         reason += f"; instead: {verdict.instead}"
-    answer = _BY_VERDICT[verdict.verdict]
-    return Capability(DELETE, answer, _gated(reason, provider) if answer is Answer.YES else reason)
+    if verdict.verdict is Verdict.SUPPORTED:
+        return _yes(DELETE, reason, provider)
+    unverified = verdict.verdict is Verdict.UNVERIFIED
+    return Capability(DELETE, Answer.UNVERIFIED if unverified else Answer.NO, reason)
 
 
 def _restart(provider: Provider, verdict: DeletionVerdict) -> Capability:
     rolls = provider.operations.rolls
     if verdict.verdict is Verdict.SUPPORTED:
         reason = f"instances replaced one at a time through their Machines; also: {rolls}"
-        return Capability(RESTART, Answer.YES, _gated(reason, provider))
+        return _yes(RESTART, reason, provider)
     if verdict.verdict is Verdict.UNVERIFIED:
         return Capability(RESTART, Answer.UNVERIFIED, verdict.reason)
     return Capability(

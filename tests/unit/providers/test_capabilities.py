@@ -56,18 +56,18 @@ def test_restart_is_honoured_exactly_where_one_instance_can_be_replaced(provider
 
 
 def test_the_autoscaler_removes_the_right_node_only_where_the_provider_honours_the_mark() -> None:
-    """machinepool-facts.md §11: Azure and Dev/Docker do; AWS does not, even with its gate."""
+    """cluster-autoscaler marks the Machine, then lowers replicas (clusterapi_nodegroup.go):
+    Azure and Dev/Docker remove the marked one first; CAPA ignores the mark, even with its gate."""
     picks = {p.kind for p in PROVIDERS if _answers(p.kind)[AUTOSCALER] is Answer.YES}
     assert picks == {"AzureMachinePool", "DevMachinePool", "DockerMachinePool"}
-    assert "CAPA ignores" in next(
-        c.reason
-        for c in capabilities(infra_pool(INFRA_GROUP, "AWSMachinePool"))
-        if c.operation == AUTOSCALER  # type: ignore[arg-type]
-    )
+    aws = infra_pool(INFRA_GROUP, "AWSMachinePool")
+    assert aws is not None
+    assert "CAPA ignores" in next(c.reason for c in capabilities(aws) if c.operation == AUTOSCALER)
 
 
 def test_no_surveyed_kind_scales_from_zero_without_the_capacity_annotations() -> None:
-    """machinepool-facts.md §11: none sets status.capacity; kwok was not surveyed."""
+    """No surveyed infra pool kind sets status.capacity (cluster-autoscaler reads it from the
+    object at infrastructureRef); kwok's was not surveyed."""
     for provider in PROVIDERS:
         expected = Answer.UNVERIFIED if provider.kind == "KwokMachinePool" else Answer.NO
         capability = next(c for c in capabilities(provider) if c.operation == FROM_ZERO)
