@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
@@ -65,11 +66,14 @@ class Installed:
     source: str
 
 
+GateState = Literal["on", "off", "unknown"]
+
+
 @dataclass(frozen=True, slots=True)
 class Gate:
     """The MachinePool feature gate: "on", "off" or "unknown", and why."""
 
-    state: str
+    state: GateState
     reason: str
 
 
@@ -107,7 +111,7 @@ def _named(label: str) -> tuple[str, str]:
     if label == CORE_PROVIDER:
         return label, CORE_TYPE
     for type_name, prefix in TYPES[1:]:
-        if prefix and label.startswith(prefix):
+        if label.startswith(prefix):
             return label.removeprefix(prefix), type_name
     return label, ""
 
@@ -141,8 +145,8 @@ def installed(snapshot: Snapshot) -> tuple[tuple[Installed, ...], str]:
     return deployments, "Deployment" if deployments else ""
 
 
-def _release_of(text_: str) -> tuple[int, int] | None:
-    match = _RELEASE.match(text_)
+def _release_of(version: str) -> tuple[int, int] | None:
+    match = _RELEASE.match(version)
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
@@ -155,22 +159,20 @@ def machine_pool_gate(snapshot: Snapshot, providers: Iterable[Installed]) -> Gat
     at_home = [d for d in cores if text(dig(d, "metadata", "namespace")) in homes]
     core = next(iter(at_home or cores), None)
     if core is None:
-        why = (
-            "Deployments could not be read"
-            if not snapshot.was_read("apps", "Deployment")
-            else ("no core controller Deployment was found")
-        )
-        return Gate("unknown", f"{why}, so its --feature-gates flag is not known")
+        why = "no core controller Deployment was found"
+        if not snapshot.was_read("apps", "Deployment"):
+            why = "Deployments could not be read"
+        return Gate("unknown", f"{why}, so the core manager's {FEATURE_GATES} is not known")
     meta = mapping(core.get("metadata"))
-    where = f"Deployment {text(meta.get('namespace'))}/{text(meta.get('name'))}"
+    where = f"Deployment {text(meta.get('namespace')) or ''}/{text(meta.get('name')) or ''}"
     gates = flag_values(args(manager(core) or {}), FEATURE_GATES)
     # pflag's map flag: a gate named twice takes its last value.
     values = [value for name, _, value in (g.partition("=") for g in gates) if name == GATE]
     if values:
         value = values[-1]
         if value in _TRUE | _FALSE:
-            state = "on" if value in _TRUE else "off"
-            return Gate(state, f"{FEATURE_GATES} sets {GATE}={value} ({where})")
+            said: GateState = "on" if value in _TRUE else "off"
+            return Gate(said, f"{FEATURE_GATES} sets {GATE}={value} ({where})")
         return Gate("unknown", f"{FEATURE_GATES} sets {GATE}={value}, not a boolean ({where})")
     core_versions = [p.version for p in providers if p.type == CORE_TYPE and p.version]
     version = core_versions[0] if core_versions else controller_tag(core)
@@ -181,7 +183,7 @@ def machine_pool_gate(snapshot: Snapshot, providers: Iterable[Installed]) -> Gat
             f"{FEATURE_GATES} does not name {GATE} ({where}) and the Cluster API version is "
             "not known: its default is on since v1.7.0",
         )
-    state = "on" if release >= GATE_DEFAULT_SINCE else "off"
+    state: GateState = "on" if release >= GATE_DEFAULT_SINCE else "off"
     since = "on by default since" if state == "on" else "off by default before"
     return Gate(
         state,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -99,3 +100,11 @@ def test_a_kind_outside_the_registry_is_unverified_throughout() -> None:
     found = unknown("KarpenterMachinePool")
     assert [c.answer for c in found] == [Answer.UNVERIFIED] * len(OPERATIONS)
     assert "KarpenterMachinePool is not in this tool's provider registry" in found[0].reason
+
+
+def test_a_kind_that_sets_capacity_scales_from_zero() -> None:
+    azure = infra_pool(INFRA_GROUP, "AzureMachinePool")
+    assert azure is not None
+    capable = replace(azure, operations=replace(azure.operations, sets_capacity=True))
+    found = next(c for c in capabilities(capable) if c.operation == FROM_ZERO)
+    assert (found.answer, found.reason) == (Answer.YES, "AzureMachinePool sets status.capacity")
