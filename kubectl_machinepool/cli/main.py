@@ -59,6 +59,10 @@ COMMANDS = {
         "kubectl_machinepool.cli.commands.delete:delete_machine_command",
         "Remove exactly one instance of a MachinePool, safely, or refuse and say why.",
     ),
+    "providers": (
+        "kubectl_machinepool.cli.commands.providers:providers_command",
+        "Show the installed providers, the MachinePool gate and what each pool kind honours.",
+    ),
     "upgrade": (
         "kubectl_machinepool.cli.commands.upgrade:upgrade_command",
         "Move MachinePools to a new Kubernetes version with their image fields, rolled once.",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
+from kubectl_machinepool.base.fields import dig
 from kubectl_machinepool.diagnostics import (
     cluster,
     healthchecks,
@@ -22,6 +22,7 @@ from kubectl_machinepool.diagnostics import (
 )
 from kubectl_machinepool.diagnostics.core import CapiVersion, Context, Finding, Rule, Severity
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.model.controllers import controller_tag, core_controller
 from kubectl_machinepool.model.description import Description, PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
 
@@ -41,24 +42,6 @@ BY_CODE = {rule.code: rule for rule in RULES}
 _CLUSTER_LOOKS_HEALTHY = BY_CODE["MP1701"]
 _PAUSED = BY_CODE["MP0001"]
 
-CORE_PROVIDER_LABEL = "cluster.x-k8s.io/provider"
-CORE_DEPLOYMENT = "capi-controller-manager"
-
-
-def _is_core_controller(obj: RawObject) -> bool:
-    if obj.get("kind") != "Deployment":
-        return False
-    labels = mapping(dig(obj, "metadata", "labels"))
-    return (
-        labels.get(CORE_PROVIDER_LABEL) == "cluster-api"
-        or dig(obj, "metadata", "name") == CORE_DEPLOYMENT
-    )
-
-
-def core_controller(snapshot: Snapshot) -> RawObject | None:
-    """The Cluster API core controller's Deployment, when it was read (or is in the dump)."""
-    return next((o for o in snapshot.of_kind("apps", "Deployment") if _is_core_controller(o)), None)
-
 
 def capi_version(snapshot: Snapshot, override: str | None) -> CapiVersion:
     """From --capi-version, else the manager container's image tag of the core controller."""
@@ -67,16 +50,10 @@ def capi_version(snapshot: Snapshot, override: str | None) -> CapiVersion:
     deployment = core_controller(snapshot)
     if deployment is None:
         return CapiVersion(None, "the capi-controller-manager Deployment was not read")
-    containers = items(dig(deployment, "spec", "template", "spec", "containers"))
-    manager = next(
-        (c for c in containers if c.get("name") == "manager"), containers[0] if containers else {}
-    )
-    image = (text(manager.get("image")) or "").split("@")[0]  # drop a digest
-    name = image.rpartition("/")[2]
-    tag = name.rpartition(":")[2] if ":" in name else ""
     namespace = dig(deployment, "metadata", "namespace")
     return CapiVersion.parse(
-        tag.split("@")[0], f"image of Deployment {namespace}/{dig(deployment, 'metadata', 'name')}"
+        controller_tag(deployment),
+        f"image of Deployment {namespace}/{dig(deployment, 'metadata', 'name')}",
     )
 
 
@@ -140,5 +117,6 @@ __all__ = [
     "Severity",
     "Thresholds",
     "capi_version",
+    "core_controller",
     "diagnose",
 ]

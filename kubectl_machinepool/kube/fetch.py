@@ -11,15 +11,22 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from kubectl_machinepool.base.apiversion import group_of, ref_group, version_of
-from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of, ref_group, version_of
+from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
 from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.instancereads import Instances, machine_kinds
 from kubectl_machinepool.kube.parallel import Pending
 from kubectl_machinepool.kube.reads import Outcome, Reads, template_refs
-from kubectl_machinepool.kube.resource import DEPLOYMENTS, EVENTS, NODES, SECRETS
+from kubectl_machinepool.kube.resource import (
+    CLUSTERCTL_PROVIDERS,
+    DEPLOYMENTS,
+    EVENTS,
+    NODES,
+    SECRETS,
+)
 from kubectl_machinepool.kube.workload import workload_kube, workload_nodes
+from kubectl_machinepool.model.controllers import CORE_PROVIDER, PROVIDER_LABEL
 from kubectl_machinepool.model.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.model.selector import Selection, selected
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
@@ -28,8 +35,7 @@ from kubectl_machinepool.providers.registry import infra_pool
 if TYPE_CHECKING:
     from kubectl_machinepool.kube.changes import Watched
 
-# clusterctl labels the core provider's components with this.
-CORE_PROVIDER = "cluster.x-k8s.io/provider=cluster-api"
+CORE_SELECTOR = f"{PROVIDER_LABEL}={CORE_PROVIDER}"
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
@@ -101,7 +107,7 @@ def _rule_reads(
     in scope, and the objects the pools' providers keep the cloud's side in."""
     return [
         reads.later_resource(
-            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_PROVIDER
+            DEPLOYMENTS, None, "the Cluster API version is unknown", selector=CORE_SELECTOR
         ),
         reads.later_resource(
             SECRETS,
@@ -232,6 +238,38 @@ def read_description(
         made={key: made for key, made in instances.made.items() if key[1] in kept},
         extra_notes=reads.extra_notes,
     )
+
+
+def _listed_pools(kube: Kube, namespace: str | None, selector: str | None) -> Outcome:
+    why = "the infra pool kinds in use are not known"
+    try:
+        found = kube.machine_pools(namespace, selector)
+    except MachinePoolError as err:
+        return Outcome(CAPI_GROUP, "MachinePool", why, [], err)
+    return Outcome(CAPI_GROUP, "MachinePool", why, found)
+
+
+def read_providers(kube: Kube, namespace: str | None, selector: str | None) -> Snapshot:
+    """For `providers`: clusterctl's Provider objects and the controller Deployments clusterctl
+    labelled (every namespace), and the MachinePools in scope, side by side. A cluster that
+    clusterctl did not install serves no Provider kind: that is no note, the Deployments name
+    the providers then."""
+    reads = Reads(kube)
+    inventory = reads.later_resource(
+        CLUSTERCTL_PROVIDERS, None, "the providers are named by their controller Deployments"
+    )
+    deployments = reads.later_resource(
+        DEPLOYMENTS,
+        None,
+        "the controllers' images and the MachinePool feature gate are not known",
+        selector=PROVIDER_LABEL,
+    )
+    pools = reads.spawn(partial(_listed_pools, kube, namespace, selector))
+    listed = inventory.result()
+    objects = [] if isinstance(listed.error, NotFoundError) else reads.record(listed)
+    objects += reads.take([deployments, pools])
+    reads.settle()
+    return Snapshot.of(objects, reads.notes, unread=reads.unread, unread_notes=reads.unread_notes)
 
 
 def watched(

@@ -33,3 +33,5 @@ SECRETS = Resource("", "v1", "Secret", "secrets")
 PODS = Resource("", "v1", "Pod", "pods")
 BUDGETS = Resource("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
 DEPLOYMENTS = Resource("apps", "v1", "Deployment", "deployments")
+# clusterctl's inventory: one object per installed provider (v1alpha3 is its only version).
+CLUSTERCTL_PROVIDERS = Resource("clusterctl.cluster.x-k8s.io", "v1alpha3", "Provider", "providers")

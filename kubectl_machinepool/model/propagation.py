@@ -12,7 +12,6 @@ annotations in node.cluster.x-k8s.io or matching
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -21,12 +20,12 @@ from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.base.fields import (
     RawObject,
     dig,
-    items,
     mapping,
     string_map,
-    strings,
     text,
 )
+from kubectl_machinepool.model.controllers import args as container_args
+from kubectl_machinepool.model.controllers import flag_values, manager, split_arg
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.goregex import unsafe_reason
 from kubectl_machinepool.model.states import MachineState, NodeState
@@ -84,27 +83,6 @@ class SyncRules:
         return any(re.search(pattern, key) for pattern in self.annotations)
 
 
-def _flag_values(args: Sequence[str], flag: str) -> list[str]:
-    """pflag StringSlice values: `--flag=a,b`, `--flag a,b`, repeatable."""
-    values: list[str] = []
-    for index, arg in enumerate(args):
-        raw = None
-        if arg.startswith(flag + "="):
-            raw = arg[len(flag) + 1 :]
-        elif arg == flag and index + 1 < len(args):
-            raw = args[index + 1]
-        if raw is not None:
-            values += [v for v in raw.split(",") if v]
-    return values
-
-
-def _split(arg: str) -> list[str]:
-    try:
-        return shlex.split(arg)
-    except ValueError:  # an unbalanced quote: the manager would not have started with it
-        return arg.split()
-
-
 def sync_args(args: Sequence[str]) -> list[str]:
     """The args sync_rules reads of these: each that holds a sync flag or a sync flag's value
     (an export keeps these alone; the others may carry anything)."""
@@ -113,7 +91,7 @@ def sync_args(args: Sequence[str]) -> list[str]:
     after_flag = False
     for arg in args:
         wanted = False
-        for token in _split(arg) if " " in arg else [arg]:
+        for token in split_arg(arg) if " " in arg else [arg]:
             wanted = wanted or after_flag or token.startswith(tuple(f + "=" for f in flags))
             after_flag = token in flags
             wanted = wanted or after_flag
@@ -131,18 +109,14 @@ def sync_rules(
     args: list[str] = []
     source = SyncRules().source
     if core_controller is not None:
-        containers = items(dig(core_controller, "spec", "template", "spec", "containers"))
-        manager = next((c for c in containers if c.get("name") == "manager"), {})
-        for arg in strings(manager.get("args")):
-            # Some installs pass all flags in one string.
-            args += _split(arg) if " " in arg else [arg]
+        args = container_args(manager(core_controller) or {})
         meta = mapping(core_controller.get("metadata"))
         source = f"args of Deployment {text(meta.get('namespace'))}/{text(meta.get('name'))}"
     if labels_override or annotations_override:
         source = "command-line flags" + ("" if core_controller is None else f" (over the {source})")
     ignored: list[str] = []
-    labels = _patterns(labels_override, _flag_values(args, LABELS_FLAG), ignored)
-    annotations = _patterns(annotations_override, _flag_values(args, ANNOTATIONS_FLAG), ignored)
+    labels = _patterns(labels_override, flag_values(args, LABELS_FLAG), ignored)
+    annotations = _patterns(annotations_override, flag_values(args, ANNOTATIONS_FLAG), ignored)
     if ignored:
         source += "; ignored: " + "; ".join(ignored)
     return SyncRules(tuple(labels), tuple(annotations), source)

@@ -8,6 +8,7 @@ one CAPA looks the AMI up by the MachinePool's version).
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import EKS_RELEASE
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
@@ -53,6 +54,7 @@ PROVIDERS: tuple[Provider, ...] = (
             REPLACED + " (the ASG keeps its desired capacity)",
             False,
             "CAPA ignores the annotation: the ASG termination policy picks the instance, undrained",
+            source="controllers/awsmachine_controller.go reconcileDelete; CAPA#2023, CAPA#2574",
         ),
         # CAPA suspends only the processes spec.suspendProcesses names
         # (exp/controllers/awsmachinepool_controller.go).
@@ -74,6 +76,17 @@ PROVIDERS: tuple[Provider, ...] = (
                     "pkg/cloud/services/ec2/launchtemplate.go DiscoverLaunchTemplateAMI",
                 ),
             ),
+        ),
+        operations=Operations(
+            rolls="a new launch template version (a new AMI, instance type or bootstrap data, "
+            "or a new bootstrap config name, CAPA#4619) makes CAPA start an ASG instance refresh "
+            "as spec.refreshPreferences says (pkg/cloud/services/autoscaling/autoscalinggroup.go "
+            "StartASGInstanceRefresh)",
+            pause_caveat="an ASG instance refresh already started goes on in AWS, and the ASG "
+            "still replaces unhealthy instances and rebalances zones (AWS EC2 Auto Scaling user "
+            "guide: instance refresh, health checks; docs)",
+            machines_need="CAPA's MachinePoolMachines feature gate (EXP_MACHINE_POOL_MACHINES, "
+            "alpha, off by default; feature/feature.go)",
         ),
     ),
     Provider(
@@ -116,6 +129,13 @@ PROVIDERS: tuple[Provider, ...] = (
             "(pkg/cloud/services/eks/nodegroup.go): a pool several minors behind rolls once per "
             "minor",
         ),
+        operations=Operations(
+            rolls="a new version, spec.amiVersion or launch template makes CAPA ask EKS for a "
+            "node group update, which replaces the nodes as spec.updateConfig allows "
+            "(pkg/cloud/services/eks/nodegroup.go reconcileNodegroupVersion)",
+            pause_caveat="an EKS node group update already in progress goes on in AWS (EKS user "
+            "guide: managed node update behavior; docs)",
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -131,6 +151,14 @@ PROVIDERS: tuple[Provider, ...] = (
                 None,
                 "exp/controllers/rosamachinepool_controller.go reconcileMachinePoolVersion",
             ),
+        ),
+        operations=Operations(
+            rolls="a new spec.version makes CAPA schedule a ROSA node pool upgrade, which "
+            "replaces the nodes as spec.updateConfig.rollingUpdate allows "
+            "(exp/controllers/rosamachinepool_controller.go reconcileMachinePoolVersion)",
+            pause_caveat="a node pool upgrade already scheduled in OpenShift Cluster Manager "
+            "goes on, and spec.autoRepair still replaces nodes "
+            "(exp/api/v1beta2/rosamachinepool_types.go)",
         ),
     ),
 )

@@ -8,6 +8,7 @@ v1api20250801). AKS pools report their version in the ASO agent pool, their comp
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import (
     CAPZ_CAPI_OFFER,
     CAPZ_REFERENCE_GALLERY_IMAGE,
@@ -107,6 +108,8 @@ PROVIDERS: tuple[Provider, ...] = (
             annotation_deletes=True,
             sticky_when_managed="the instance is drained and deleted and the VMSS stays one "
             "smaller; CAPZ lowers spec.replicas to match (replicas-managed-by)",
+            source="exp/controllers/azuremachinepoolmachine_controller.go, "
+            "azure/scope/machinepool.go; CAPZ#4941",
         ),
         # The image asked for, and the one CAPZ put in the VMSS model (defaulted from the
         # MachinePool's version when none is asked for); status.version is never written.
@@ -142,6 +145,14 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        operations=Operations(
+            rolls="a new VMSS model (image, VM size, bootstrap data): CAPZ replaces the "
+            "instances on an older model as spec.strategy.rollingUpdate says, each through its "
+            "Machine (azure/scope/machinepool.go)",
+            pause_caveat="a VMSS operation already sent to Azure (a scale, a model update, "
+            "instance deletions: status.longRunningOperationStates) runs to its end "
+            "(azure/scope/machinepool.go)",
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -154,6 +165,14 @@ PROVIDERS: tuple[Provider, ...] = (
         # CAPZ marks a service's condition False/Updating while its long-running operation runs.
         rolling=(RollingSignal("AgentPoolsReady", "False", "Updating"),),
         upgrade=Upgrade(one_minor=_AKS_ONE_MINOR),
+        operations=Operations(
+            rolls="a new version makes CAPZ ask AKS to upgrade the agent pool, which replaces "
+            "the nodes with surge (azure/services/agentpools/spec.go); a node image upgrade is "
+            "AKS's own",
+            pause_caveat="an AKS agent pool upgrade or node image upgrade already running goes "
+            "on in Azure, as do the cluster's auto-upgrade channels (AKS docs: upgrade an AKS "
+            "cluster, auto-upgrade; docs)",
+        ),
     ),
     # Its agent pool is an embedded ASO ManagedClustersAgentPool in spec.resources[]; CAPZ fails
     # the reconcile when its orchestratorVersion is not the MachinePool's
@@ -183,6 +202,14 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
             one_minor=_AKS_ONE_MINOR,
+        ),
+        operations=Operations(
+            rolls="a change of the embedded agent pool (orchestratorVersion, node image) that "
+            "ASO sends to AKS, which replaces the nodes as its upgradeSettings say "
+            "(pkg/mutators/azureasomanagedmachinepool.go)",
+            pause_caveat="an AKS agent pool upgrade or node image upgrade already running goes "
+            "on in Azure, as do the cluster's auto-upgrade channels (AKS docs: upgrade an AKS "
+            "cluster, auto-upgrade; docs)",
         ),
     ),
 )

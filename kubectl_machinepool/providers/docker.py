@@ -5,6 +5,7 @@ on main) and DevMachinePool. Field paths checked against kubernetes-sigs/cluster
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.records import (
     ANNOTATED_FIRST,
     INFRA_GROUP,
@@ -23,13 +24,24 @@ _CAPD_ZONES = ZoneSource(
 )
 
 
+_CAPD_DELETION = InstanceDeletion(
+    True, REPLACED, True, ANNOTATED_FIRST, source="dockermachinepool_backend.go"
+)
+_CAPD_OPERATIONS = Operations(
+    rolls="a new version or image: CAPD creates containers of the new one, then deletes the "
+    "outdated ones through their Machines (dockermachinepool_backend.go)",
+    pause_caveat="nothing: CAPD acts only while it reconciles, so the pause stops it "
+    "(dockermachinepool_backend.go)",
+)
+
+
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
         "DevMachinePool",
         "docker containers",
         "DevMachine",
-        InstanceDeletion(True, REPLACED, True, ANNOTATED_FIRST),
+        _CAPD_DELETION,
         zones=_CAPD_ZONES,
         upgrade=Upgrade(
             fields=(
@@ -41,13 +53,14 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        operations=_CAPD_OPERATIONS,
     ),
     Provider(
         INFRA_GROUP,
         "DockerMachinePool",
         "docker containers",
         "DockerMachine",
-        InstanceDeletion(True, REPLACED, True, ANNOTATED_FIRST),
+        _CAPD_DELETION,
         zones=_CAPD_ZONES,
         upgrade=Upgrade(
             fields=(
@@ -59,5 +72,6 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        operations=_CAPD_OPERATIONS,
     ),
 )

@@ -6,6 +6,7 @@ reports its own in no field of these objects.
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import CAPG_IMAGE_FAMILY
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
@@ -45,6 +46,14 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        operations=Operations(
+            rolls="nothing CAPG does: it sets the new instance template on the managed instance "
+            "group, which only new instances get "
+            "(cloud/services/compute/instancegroups/instancegroups.go); the group's own rolling "
+            "update replaces the others (GCE docs: rolling-action replace)",
+            pause_caveat="a managed instance group update or autohealing already in progress "
+            "goes on in GCE (GCE docs: managed instance groups; docs)",
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -59,6 +68,13 @@ PROVIDERS: tuple[Provider, ...] = (
             rebalance="GKE keeps a node count per zone: CAPG sends spec.replicas divided by the "
             "zones (regional clusters)",
             source="CAPG cloud/scope/managedmachinepool.go ConvertToSdkNodePool",
+        ),
+        operations=Operations(
+            rolls="a new version makes CAPG ask GKE to upgrade the node pool (surge upgrade); "
+            "spec.management.autoUpgrade lets GKE upgrade it on its own "
+            "(cloud/services/container/nodepools/reconcile.go)",
+            pause_caveat="a GKE node pool upgrade, auto-upgrade or auto-repair already in "
+            "progress goes on (GKE docs: node pool upgrades; docs)",
         ),
     ),
 )

@@ -4,6 +4,7 @@ KwokMachinePool: its field paths are left unknown.
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.records import INFRA_GROUP, REPLACED, InstanceDeletion, Provider
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -12,6 +13,17 @@ PROVIDERS: tuple[Provider, ...] = (
         "KwokMachinePool",
         "simulated nodes",
         "KwokMachine",
-        InstanceDeletion(True, REPLACED + " (simulated)", False, "the annotation is ignored"),
+        InstanceDeletion(
+            True,
+            REPLACED + " (simulated)",
+            False,
+            "the annotation is ignored",
+            source="capi-samples/cluster-api-provider-kwok, not audited in depth",
+        ),
+        operations=Operations(
+            rolls="not verified: the stored provider has no KwokMachinePool",
+            pause_caveat="not verified: the stored provider has no KwokMachinePool",
+            sets_capacity=None,
+        ),
     ),
 )

@@ -6,6 +6,7 @@ has no version field (an image OCID at most).
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import KUBERNETES
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
@@ -30,6 +31,7 @@ _OCI_NO_OP = InstanceDeletion(
     "Node is deleted, so it comes back as a new Machine",
     False,
     "the annotation is ignored",
+    source="exp/controllers/ocimachinepoolmachine_controller.go",
 )
 
 
@@ -52,6 +54,12 @@ PROVIDERS: tuple[Provider, ...] = (
                     "cloud/scope/machine_pool.go",
                 ),
             ),
+        ),
+        operations=Operations(
+            rolls="nothing CAPOCI does: a new instance configuration reaches only new instances "
+            "(cloud/scope/machine_pool.go); replace the others in OCI",
+            pause_caveat="the instance pool keeps its size in OCI, replacing an instance that "
+            "ends (OCI docs: instance pools; docs)",
         ),
     ),
     Provider(
@@ -84,6 +92,13 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        operations=Operations(
+            rolls="a new spec.version or image makes OKE update the node pool; existing nodes "
+            "are replaced only with spec.nodePoolCyclingDetails.isNodeCyclingEnabled "
+            "(cloud/scope/managed_machine_pool.go)",
+            pause_caveat="an OKE node pool update or node cycling already started goes on "
+            "(OKE docs: node pool cycling; docs)",
+        ),
     ),
     Provider(
         INFRA_GROUP,
@@ -95,6 +110,11 @@ PROVIDERS: tuple[Provider, ...] = (
         upgrade=Upgrade(
             unsupported="OKE versions virtual nodes itself: CAPOCI sends no version "
             "(cloud/scope/virtual_machine_pool.go)"
+        ),
+        operations=Operations(
+            rolls="nothing in the pool's objects: OKE manages virtual nodes itself "
+            "(cloud/scope/virtual_machine_pool.go)",
+            pause_caveat="OKE keeps managing the virtual nodes (OKE docs: virtual nodes; docs)",
         ),
     ),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import Reading
 from kubectl_machinepool.providers.upgrades import Upgrade
 
@@ -42,6 +43,8 @@ class InstanceDeletion:
     # With replicas-managed-by the provider lowers spec.replicas to the cloud's count, so a
     # deleted instance is not replaced: what deleting one does then. None: replaced as usual.
     sticky_when_managed: str | None = None
+    # Where the infra-machine controller's deletion and the scale-down order are, upstream.
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +152,5 @@ class Provider:
     autoscaler_scale_in: str | None = None
     # How the infra pool follows a new Kubernetes version (upgrade).
     upgrade: Upgrade = field(default_factory=Upgrade)
+    # What rolls the pool and what a pause leaves running: every record must say.
+    operations: Operations = field(kw_only=True)

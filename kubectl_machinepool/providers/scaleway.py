@@ -5,6 +5,7 @@ CAPS sends the MachinePool's version, and Kapsule reports its own in no field of
 
 from __future__ import annotations
 
+from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.records import INFRA_GROUP, Provider, ZoneSource
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -14,5 +15,12 @@ PROVIDERS: tuple[Provider, ...] = (
         "Kapsule pool",
         None,
         zones=ZoneSource(fields=("spec.zone",)),
+        operations=Operations(
+            rolls="a new version makes CAPS ask Kapsule to upgrade the pool, replacing nodes as "
+            "spec.upgradePolicy (maxUnavailable, maxSurge) allows "
+            "(api/v1alpha2/scalewaymanagedmachinepool_types.go)",
+            pause_caveat="a Kapsule pool upgrade already started goes on, and spec.autohealing "
+            "still replaces nodes (api/v1alpha2/scalewaymanagedmachinepool_types.go)",
+        ),
     ),
 )

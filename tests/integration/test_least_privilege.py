@@ -101,6 +101,11 @@ def test_reader_runs_every_read_command_without_a_note(
 
     assert ok(run_cli(capsys, "explain", "MP0101")).out.startswith("MP0101")
 
+    # No Provider kind on the test server (clusterctl did not install it): not a note.
+    inventory = json.loads(ok(cli(capsys, reader, "providers", "-n", ns, "-o", "json")).out)
+    assert inventory["providersNamedBy"] == "Deployment"
+    assert [k["kind"] for k in inventory["kinds"]] == ["DockerMachinePool"]
+
 
 def test_reader_alone_plans_a_deletion_and_names_the_missing_writes(
     seeded: Seeded, roles, capsys
@@ -386,6 +391,8 @@ READER_PROBES: dict[Grant, Probe] = {
     ("bootstrap.cluster.x-k8s.io", "*", "list"): Probe(DESCRIBE, "cannot read KubeadmConfig objects"),
     ("controlplane.cluster.x-k8s.io", "*", "list"): Probe(DIAGNOSE, "cannot read KubeadmControlPlane objects"),
     ("apps", "deployments", "list"): Probe(DIAGNOSE, "cannot read Deployment objects"),
+    # Refused before the server looks for the kind: the note shows with or without the CRD.
+    ("clusterctl.cluster.x-k8s.io", "providers", "list"): Probe(("providers", "-n", "{ns}"), "cannot read Provider objects"),
     ("", "secrets", "get"): Probe(DESCRIBE, 'secrets "dev-kubeconfig" is forbidden'),
     ("", "secrets", "list"): Probe(DIAGNOSE, "cannot read Secret objects"),
     ("", "events", "list"): Probe(DESCRIBE, lost=f"seeded event about MachinePool {POOL}"),
