@@ -78,6 +78,11 @@ class Signals:
         if self.received is not None:
             raise Stop(self.received, sent=False)
         self._armed = True
+        # A signal handled between the check above and arming only recorded itself: without
+        # this second look the request would go out, and with no request timeout wait forever.
+        if self.received is not None:
+            self._armed = False
+            raise Stop(self.received, sent=False)
         try:
             yield
         finally:

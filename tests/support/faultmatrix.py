@@ -52,6 +52,8 @@ from .kinds import Kinds
 PR_SET_PDEATHSIG = 1
 # How long the interrupter waits for the plugin to be waiting for the held answer.
 WAITING = 10.0
+# How long a cell may still run once it is waited for: a bound on a hang, never a measure.
+CELL_GUARD = 300.0
 # How long close() lets a worker finish before killing it.
 CLOSE_WAIT = 30.0
 
@@ -423,15 +425,31 @@ class Matrix:
         before the fault was reached, or a fault-free run failed) is run again with the
         request timeout doubled, up to SLOW_RERUNS times: a cell's verdict never depends on
         how busy the machine is, only the time it takes."""
-        outcomes = list(self._executor.map(_run_cell, cells))
+        outcomes = self._results(cells)
         for _ in range(SLOW_RERUNS):
             spoiled = [i for i, o in enumerate(outcomes) if _spoiled(o)]
             if not spoiled:
                 break
             self.slow_reruns += len(spoiled)
-            again = self._executor.map(_run_cell, [_slower(outcomes[i].cell) for i in spoiled])
+            again = self._results([_slower(outcomes[i].cell) for i in spoiled])
             for i, outcome in zip(spoiled, again, strict=True):
                 outcomes[i] = outcome
+        return outcomes
+
+    def _results(self, cells: list[Cell]) -> list[Outcome]:
+        """The cells' outcomes in order; a cell that has not ended CELL_GUARD after its turn
+        to be waited for fails the test naming it, instead of holding the run forever."""
+        futures = [self._executor.submit(_run_cell, cell) for cell in cells]
+        outcomes = []
+        for cell, future in zip(cells, futures, strict=True):
+            try:
+                outcomes.append(future.result(timeout=CELL_GUARD))
+            except TimeoutError:
+                for waiting in futures:
+                    waiting.cancel()
+                raise AssertionError(
+                    f"a run never ended (its worker is killed at close): {cell}"
+                ) from None
         return outcomes
 
     def close(self) -> None:
