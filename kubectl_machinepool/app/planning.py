@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Protocol
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, refuse, send
-from kubectl_machinepool.base.errors import MachinePoolError, pools_not_found
+from kubectl_machinepool.base.errors import ClusterAccessError, MachinePoolError, pools_not_found
 from kubectl_machinepool.base.fields import RawObject
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description
@@ -40,7 +40,9 @@ def read_pools(
     workload_kubeconfig: str | None,
     warn: Callable[[str], None] | None,
 ) -> tuple[Snapshot, tuple[PoolDescription, ...]]:
-    """The pools in the order named; what could not be read is warned about."""
+    """The pools in the order named, each once (a name given twice would plan its writes
+    twice); what could not be read is warned about."""
+    names = tuple(dict.fromkeys(names))
     selection = Selection(namespace, names)
     snapshot = read_description(
         kube, namespace, selection, workload_kubeconfig, kube.timeout, diagnosis=True
@@ -83,3 +85,13 @@ def carry_out(
     for line in outcome.lines if outcome else ():
         ui.report(line)
     return outcome
+
+
+def infra_plural(kube: Kube, pool: PoolDescription) -> str:
+    """How the API names the pool's infra pool kind, for writes to it."""
+    ref = pool.pool.infrastructure_ref
+    if ref is None:
+        raise ClusterAccessError(
+            f"MachinePool {pool.pool.namespace}/{pool.pool.name} names no infra pool"
+        )
+    return kube.resource(ref.api_group, ref.kind).plural
