@@ -11,9 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
 from kubectl_machinepool.app.options import PoolScope, RuleOptions
-from kubectl_machinepool.app.planning import nothing_written, read_pools
+from kubectl_machinepool.app.planning import infra_plural, nothing_written, read_pools
 from kubectl_machinepool.app.rolloutstatus import End, follow
-from kubectl_machinepool.base.errors import ClusterAccessError
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
@@ -56,12 +55,7 @@ def plans_for(
         )
         plans = []
         for pool in pools:
-            ref = pool.pool.infrastructure_ref
-            if ref is None:
-                raise ClusterAccessError(
-                    f"MachinePool {asked.namespace}/{pool.pool.name} names no infra pool"
-                )
-            plural = kube.resource(ref.api_group, ref.kind).plural
+            plural = infra_plural(kube, pool)
             plans.append(
                 plan_upgrade(
                     pool,

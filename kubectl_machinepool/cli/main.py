@@ -49,7 +49,7 @@ COMMANDS = {
     ),
     "rollout": (
         "kubectl_machinepool.cli.commands.rollout:rollout_group",
-        "Follow a MachinePool rollout until every instance runs what the pool asks for.",
+        "Follow a MachinePool rollout until every instance runs what the pool asks for; pause it.",
     ),
     "export": (
         "kubectl_machinepool.cli.commands.export:export_command",

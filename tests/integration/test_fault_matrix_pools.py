@@ -8,13 +8,16 @@ held to the write contract, and to what is upgrade's own: the version and the im
 left half-paired, nor the infra pool paused, without exit 5 (or the Ctrl-C report) naming the
 objects; exit 0 means both fields are new and the pool is unpaused.
 
-scale (2 to 3 replicas) is one write to /scale: exit 0 means spec.replicas is 3, anything else
-that it is 2 or that the MachinePool is named. Its reads are upgrade's (app/planning.py), faulted
-there: scale's cells start at its access review unless FAULT_MATRIX_FULL=1.
+scale (2 to 3 replicas, one write to /scale), rollout pause (the DockerMachinePool, then the
+MachinePool with the record) and rollout resume (of a pool this tool paused, in the reverse
+order) are held to the write contract field by field. Their reads are upgrade's
+(app/planning.py), faulted there: their cells start at the access review unless
+FAULT_MATRIX_FULL=1.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -43,6 +46,7 @@ pytestmark = pytest.mark.xdist_group("fault-matrix")
 POOL = "dev-mp-0"
 INFRA = "infrastructure.cluster.x-k8s.io"
 PAUSED = "cluster.x-k8s.io/paused"
+RECORD = "kubectl-machinepool/paused"
 OLD, NEW = "v1.34.0", "v1.34.1"
 VERSION = ("spec", "template", "spec", "version")
 IMAGE = ("spec", "template", "customImage")
@@ -163,65 +167,107 @@ def test_upgrade_keeps_its_word_under_every_fault(matrix: Matrix, generation: st
         )
 
 
-# -- scale ----------------------------------------------------------------------------------------
+# -- scale, rollout pause, rollout resume ---------------------------------------------------------
 
 
-def _scale_cell(generation: str, **fault: Any) -> Cell:
-    timeout = "0" if fault.get("interrupt") else REQUEST_TIMEOUT
-    argv = ("scale", POOL, "--replicas", "3", "--yes", "--request-timeout", timeout)
-    return Cell(generation, "capd", argv, **fault)
+@dataclass(frozen=True)
+class PoolWrite:
+    """A whole-pool write of few requests: what it runs on, what it may change, what exit 0
+    must leave, and which request is which step."""
+
+    name: str
+    scenario: str
+    argv: tuple[str, ...]
+    # (kind, group) -> the fields the command may change in the pool's object of that kind.
+    fields: dict[tuple[str, str], list[tuple[str, ...]]]
+    # (kind, group, path) -> the value exit 0 must leave (None: absent).
+    applied: dict[tuple[str, str, tuple[str, ...]], Any]
+    # The requests that are its steps: (method, plural, subresource).
+    steps: tuple[tuple[str, str, str], ...]
+
+    def cell(self, generation: str, **fault: Any) -> Cell:
+        timeout = "0" if fault.get("interrupt") else REQUEST_TIMEOUT
+        argv = (*self.argv, "--yes", "--request-timeout", timeout)
+        return Cell(generation, self.scenario, argv, **fault)
+
+    def planned(self, key: ObjectKey) -> list[tuple[str, ...]] | None:
+        return self.fields.get((key.kind, key.group)) if key.name == POOL else None
+
+    def not_applied(self, outcome: Outcome) -> list[str]:
+        missing = []
+        for (kind, group, path), wanted in self.applied.items():
+            found = _get(now(outcome, ObjectKey(kind, group, outcome.namespace, POOL)), path)
+            if found != wanted:
+                missing.append(f"exit 0 but {kind} {'.'.join(path)} is {found!r}, not {wanted!r}")
+        return missing
+
+    def step(self, seen: Seen, ns: str) -> tuple[str, list[str]] | None:
+        for method, plural, sub in self.steps:
+            path = f"/namespaces/{ns}/{plural}/{POOL}" + (f"/{sub}" if sub else "")
+            if seen.method == method and seen.path.endswith(path):
+                kind = "MachinePool" if plural == "machinepools" else "DockerMachinePool"
+                return f"{method} {plural}", [f"{kind} {ns}/{POOL}"]
+        return None
+
+    def problems(self, outcome: Outcome, clean: Outcome) -> list[Problem]:
+        messages = common_problems(outcome)
+        messages += unplanned(self.planned, outcome)
+        messages += exit_problems(outcome, EXIT_CODES, self.not_applied)
+        messages += step_problems(self.step, outcome)
+        return [problem(outcome, clean, m) for m in messages]
 
 
-def _scale_planned(key: ObjectKey) -> list[tuple[str, ...]] | None:
-    if (key.kind, key.group, key.name) == ("MachinePool", CAPI, POOL):
-        return [("spec", "replicas")]
-    return None
-
-
-def _scaled(outcome: Outcome) -> list[str]:
-    mp_key, _ = _keys(outcome.namespace)
-    size = _get(now(outcome, mp_key), ("spec", "replicas"))
-    missing = [] if size == 3 else [f"exit 0 but spec.replicas is {size!r}, not 3"]
-    if f"machinepool.{CAPI}/{POOL} scaled" not in outcome.out.splitlines():
-        missing.append("exit 0 but stdout lacks the 'scaled' line")
-    return missing
-
-
-def _scale_step(seen: Seen, ns: str) -> tuple[str, list[str]] | None:
-    if seen.method == "PUT" and seen.path.endswith(f"/namespaces/{ns}/machinepools/{POOL}/scale"):
-        return "scale", [f"MachinePool {ns}/{POOL}"]
-    return None
-
-
-def scale_problems(outcome: Outcome, clean: Outcome) -> list[Problem]:
-    messages = common_problems(outcome)
-    messages += unplanned(_scale_planned, outcome)
-    messages += exit_problems(outcome, EXIT_CODES, _scaled)
-    messages += step_problems(_scale_step, outcome)
-    return [problem(outcome, clean, m) for m in messages]
+MP, DMP = ("MachinePool", CAPI), ("DockerMachinePool", INFRA)
+ANNOTATION = ("metadata", "annotations")
+RECORDED = f"DockerMachinePool/{POOL},MachinePool/{POOL}"
+PAUSE_FIELDS = {MP: [(*ANNOTATION, PAUSED), (*ANNOTATION, RECORD)], DMP: [(*ANNOTATION, PAUSED)]}
+PATCHES = (("PATCH", "dockermachinepools", ""), ("PATCH", "machinepools", ""))
+POOL_WRITES = [
+    PoolWrite(
+        "scale", "capd", ("scale", POOL, "--replicas", "3"),
+        {MP: [("spec", "replicas")]}, {(*MP, ("spec", "replicas")): 3},
+        (("PUT", "machinepools", "scale"),),
+    ),
+    PoolWrite(
+        "pause", "capd", ("rollout", "pause", POOL), PAUSE_FIELDS,
+        {(*MP, (*ANNOTATION, PAUSED)): "", (*MP, (*ANNOTATION, RECORD)): RECORDED,
+         (*DMP, (*ANNOTATION, PAUSED)): ""},
+        PATCHES,
+    ),
+    PoolWrite(
+        "resume", "capd-paused", ("rollout", "resume", POOL), PAUSE_FIELDS,
+        {(*MP, (*ANNOTATION, PAUSED)): None, (*MP, (*ANNOTATION, RECORD)): None,
+         (*DMP, (*ANNOTATION, PAUSED)): None},
+        PATCHES,
+    ),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
-def test_scale_keeps_its_word_under_every_fault(matrix: Matrix, generation: str) -> None:
-    clean, paged = matrix.run([_scale_cell(generation), _scale_cell(generation, paging=1)])
+@pytest.mark.parametrize("write", POOL_WRITES, ids=lambda w: w.name)
+def test_pool_writes_keep_their_word_under_every_fault(
+    matrix: Matrix, write: PoolWrite, generation: str
+) -> None:
+    clean, paged = matrix.run([write.cell(generation), write.cell(generation, paging=1)])
     for run in (clean, paged):
-        assert (run.code, scale_problems(run, clean)) == (0, []), run.err
-    assert [s.method for s in clean.log if s.method == "PUT"] == ["PUT"]
+        assert (run.code, write.problems(run, clean)) == (0, []), run.err
+    changing = [s for s in clean.log if s.method in ("PUT", "PATCH")]
+    assert len(changing) == len(write.steps), [str(s) for s in changing]
 
     def make(**fault: Any) -> Cell:
-        return _scale_cell(generation, **fault)
+        return write.cell(generation, **fault)
 
-    # Up to its access review scale reads what upgrade reads (app/planning.read_pools), and
+    # Up to its access review each reads what upgrade reads (app/planning.read_pools), and
     # upgrade's matrix faults those requests; FAULT_MATRIX_FULL=1 faults them here too.
     start = 1 if FULL else next(s.index for s in clean.log if s.path.endswith("accessreviews"))
     cells = cells_for(make, clean, paged, start)
     outcomes = matrix.run(cells)
     problems = []
     for outcome in outcomes:
-        problems += scale_problems(outcome, paged if outcome.cell.paging else clean)
-    record(f"scale-{generation}", outcomes, problems)
+        problems += write.problems(outcome, paged if outcome.cell.paging else clean)
+    record(f"{write.name}-{generation}", outcomes, problems)
     if problems:
         pytest.fail(
-            report(f"scale {generation} (K={len(clean.log)})", problems, len(cells)),
+            report(f"{write.name} {generation} (K={len(clean.log)})", problems, len(cells)),
             pytrace=False,
         )

@@ -51,25 +51,6 @@ def _pause_cluster(pool: LivePool, paused: bool) -> None:
     pool.patch(pool.path("clusters", pool.cluster), {"spec": {"paused": paused}})
 
 
-def _instances(pool: LivePool) -> dict[str, str]:
-    """The provider's instances of the pool, by name, with the version each runs."""
-    with pool.provider.paused() as provider:
-        return {i.name: i.version for i in provider.pools["pool"].instances.values()}
-
-
-def _held_for(pool: LivePool, passes: int) -> None:
-    """Until the provider has ended `passes` more passes, each leaving the pool alone (paused)."""
-    provider = pool.provider
-    pool.wait("the provider holding the pool", lambda: "pool" in provider.held)
-    first = provider.passes
-
-    def held() -> bool:
-        assert "pool" in provider.held, "the provider went on with the pool"
-        return provider.passes >= first + passes
-
-    pool.wait(f"{passes} passes of the provider", held)
-
-
 def _machine_of(pool: LivePool, infra_machine: str) -> str | None:
     """The name of the Machine whose infrastructureRef is this infra machine, once it exists."""
     for machine in pool.machines():
@@ -145,16 +126,16 @@ def test_a_paused_rollout_is_paused_not_stuck(
                     at_pause = {i.name: i.version for i in state.instances.values()}
                     break
         else:
-            raise AssertionError(f"no new instance: {_instances(pool)}, {pool.provider.errors}")
+            raise AssertionError(f"no new instance: {pool.instances()}, {pool.provider.errors}")
         # The provider leaves the pool alone from its next pass on: nothing created or removed,
         # nothing written to the infra pool.
-        _held_for(pool, 2)
+        pool.held_for(2)
         plural = personality.pool_kind.lower() + "s"
         infra = pool.path(plural, pool.name, group=INFRA_GROUP)
-        before = (_instances(pool), pool.api.request("GET", infra)["metadata"]["resourceVersion"])
-        _held_for(pool, 4)
+        before = (pool.instances(), pool.api.request("GET", infra)["metadata"]["resourceVersion"])
+        pool.held_for(4)
         time.sleep(2)  # longer than --stuck-after below: would be stuck, were it not paused
-        after = (_instances(pool), pool.api.request("GET", infra)["metadata"]["resourceVersion"])
+        after = (pool.instances(), pool.api.request("GET", infra)["metadata"]["resourceVersion"])
         assert before[0] == at_pause
         assert after == before
         assert set(at_pause.values()) == {NEW, "v1.36.3"}, at_pause  # half way
@@ -181,7 +162,7 @@ def test_a_paused_rollout_is_paused_not_stuck(
             else:
                 out, err = plugin.communicate()
                 raise AssertionError(f"ended while paused ({plugin.returncode}): {out} {err}")
-            assert _instances(pool) == before[0]
+            assert pool.instances() == before[0]
             _pause_cluster(pool, False)
             out, err = plugin.communicate(timeout=240)
         finally:
@@ -190,6 +171,6 @@ def test_a_paused_rollout_is_paused_not_stuck(
         assert out.splitlines()[-1] == (
             f'MachinePool "{pool.namespace}/{pool.name}" successfully rolled out'
         )
-        assert set(_instances(pool).values()) == {NEW}
+        assert set(pool.instances().values()) == {NEW}
         kubelets = {n["status"]["nodeInfo"]["kubeletVersion"] for n in pool.nodes()}
         assert kubelets == {NEW}

@@ -21,7 +21,7 @@ from .faultproxy import FaultProxy
 from .kinds import Kinds
 from .kubeapi import APIError, KubeAPI
 from .management import ManagementCluster, create_scenario
-from .scenarios import SCENARIOS
+from .scenarios import SCENARIOS, VARIANTS
 from .waiting import polls
 
 IGNORED_METADATA = ("resourceVersion", "managedFields", "generation")
@@ -236,7 +236,7 @@ def load_through_proxy(
     cluster = ManagementCluster(generation, ThroughProxy(admin, proxy), api)  # type: ignore[arg-type]
     namespace = cluster.new_namespace()
     salt = namespace.removeprefix("t-")
-    objects = SCENARIOS[scenario](generation, namespace, salt)
+    objects = {**SCENARIOS, **VARIANTS}[scenario](generation, namespace, salt)
     create_scenario(cluster, objects)
     nodes = tuple(o["metadata"]["name"] for o in objects if o["kind"] == "Node")
     held = snapshot(api, collections, namespace, nodes)

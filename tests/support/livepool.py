@@ -167,6 +167,24 @@ class LivePool:
             plugin.kill()
         return plugin.returncode, out, err
 
+    def instances(self) -> dict[str, str]:
+        """The provider's instances of the pool, by name, with the version each runs."""
+        with self.provider.paused() as provider:
+            return {i.name: i.version for i in provider.pools["pool"].instances.values()}
+
+    def held_for(self, passes: int) -> None:
+        """Until the provider has ended `passes` more passes, each leaving the pool alone
+        (paused): a test waits on its passes, not on the clock, to see it held."""
+        provider = self.provider
+        self.wait("the provider holding the pool", lambda: "pool" in provider.held)
+        first = provider.passes
+
+        def held() -> bool:
+            assert "pool" in provider.held, "the provider went on with the pool"
+            return provider.passes >= first + passes
+
+        self.wait(f"{passes} passes of the provider", held)
+
     def patch(self, path: str, body: Obj) -> Obj:
         return self.api.request("PATCH", path, body, "application/merge-patch+json")  # type: ignore[no-any-return]
 

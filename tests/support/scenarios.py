@@ -1165,6 +1165,31 @@ SCENARIOS: dict[str, Callable[..., list[Obj]]] = {
 }
 
 
+def _paused_by_the_tool(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
+    """The scenario as `rollout pause` leaves it: both pools annotated, the record on the
+    MachinePool (for the fault matrix of rollout resume)."""
+
+    def paused(generation: str, ns: str, salt: str = "") -> list[Obj]:
+        objects = build(generation, ns, salt)
+        infra = next(o for o in objects if o["kind"] == "DockerMachinePool")
+        pool = next(o for o in objects if o["kind"] == "MachinePool")
+        infra["metadata"].setdefault("annotations", {})[f"{CAPI}/paused"] = ""
+        pool["metadata"].setdefault("annotations", {}).update({
+            f"{CAPI}/paused": "",
+            "kubectl-machinepool/paused": f"DockerMachinePool/{pool['metadata']['name']},"
+            f"MachinePool/{pool['metadata']['name']}",
+        })  # fmt: skip
+        return objects
+
+    return paused
+
+
+# Variants a test loads by name, kept out of SCENARIOS (which every scenario test runs over).
+VARIANTS: dict[str, Callable[..., list[Obj]]] = {
+    "capd-paused": _paused_by_the_tool(SCENARIOS["capd"])
+}
+
+
 def core_manager(
     namespace: str,
     image: str = "registry.example/cluster-api/cluster-api-controller:v1.14.2",

@@ -1,9 +1,10 @@
-"""`kubectl machinepool rollout status`."""
+"""`kubectl machinepool rollout`: status here, pause and resume in pausing.py."""
 
 from __future__ import annotations
 
+import importlib
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import ClassVar
 
 import click
 
@@ -15,10 +16,6 @@ from kubectl_machinepool.cli.commands.rollingout import Shown, fail
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
-
-if TYPE_CHECKING:
-    pass
-
 
 _TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
 
@@ -41,13 +38,34 @@ def _spelled(arg: str) -> str:
     return "--watch" if word in _TRUE else "--no-watch"
 
 
-@click.group("rollout", context_settings=CONTEXT_SETTINGS)
+class _Rollout(click.Group):
+    """status here; pause and resume loaded from their module when asked for, as main.py loads
+    every command."""
+
+    LAZY: ClassVar[dict[str, str]] = {
+        "pause": "kubectl_machinepool.cli.commands.pausing:pause_command",
+        "resume": "kubectl_machinepool.cli.commands.pausing:resume_command",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.LAZY:
+            return super().get_command(ctx, cmd_name)
+        module, _, name = self.LAZY[cmd_name].partition(":")
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group("rollout", cls=_Rollout, context_settings=CONTEXT_SETTINGS)
 def rollout_group() -> None:
-    """Follow a MachinePool rollout until every instance runs what the pool asks for.
+    """Follow a MachinePool rollout until every instance runs what the pool asks for; pause it.
 
     \b
     Examples:
       kubectl machinepool rollout status workers-0 -n capi-prod
+      kubectl machinepool rollout pause workers-0 -n capi-prod
     """
 
 

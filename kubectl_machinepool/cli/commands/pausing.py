@@ -1,0 +1,117 @@
+"""`kubectl machinepool rollout pause` and `rollout resume`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.cli import suggest
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.render.color import ColorMode
+
+
+def _options(command: Callable[..., Any]) -> Callable[..., Any]:
+    command = flags.pass_env(command)
+    command = flags.access(command)
+    command = flags.color(command)
+    command = confirming.write_options(command)
+    return click.argument(
+        "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
+    )(command)
+
+
+def _run(
+    env: Environment,
+    pausing: bool,
+    names: tuple[str, ...],
+    *,
+    dry_run: str,
+    yes: bool,
+    color: ColorMode,
+    access: AccessOptions,
+) -> None:
+    from kubectl_machinepool.app import pausing as app
+    from kubectl_machinepool.app import planning
+    from kubectl_machinepool.app.carrying import DryRun
+    from kubectl_machinepool.kube.client import Kube
+    from kubectl_machinepool.render.color import Palette
+    from kubectl_machinepool.render.pauseplan import render_plan
+
+    painted = env.color(color)
+    verb = "pause" if pausing else "resume"
+    with Kube.connect(access) as kube:
+        namespace = access.scope(kube.connection.namespace)
+        if namespace is None:
+            raise UsageError(
+                f"rollout {verb} acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
+            )
+        plans = app.plans_for(kube, app.Pause(names, namespace, pausing), warn=env.warn)
+        for plan in plans:
+            env.out(render_plan(plan, Palette(painted), width=env.width), nl=False, color=painted)
+        if all(p.nothing_to_do for p in plans):
+            state = "paused" if pausing else "not paused by kubectl machinepool"
+            env.err(f"Nothing to do: {', '.join(names)} already {state}.")
+            return
+        planning.carry_out(kube, plans, DryRun(dry_run), confirming.callbacks(env, yes))
+
+
+@click.command("pause", context_settings=CONTEXT_SETTINGS)
+@_options
+def pause_command(
+    env: Environment,
+    *,
+    names: tuple[str, ...],
+    dry_run: str,
+    yes: bool,
+    color: ColorMode,
+    access: AccessOptions,
+) -> None:
+    """Stop MachinePools' rollouts where they are: pause the pool and its infra pool.
+
+    \b
+    Sets cluster.x-k8s.io/paused on the MachinePool and its infra pool where it is missing (Cluster
+    API and the provider then stop reconciling them) and records which it set in the
+    MachinePool's kubectl-machinepool/paused annotation, so that resume lifts exactly those. The
+    plan says what a pause does not stop for the pool's provider (work already running in the
+    cloud). A topology-owned or deleting pool is refused.
+    \b
+    Exit codes: 0 done (or already paused), 1 an error (nothing written, or all taken back),
+    2 usage, 3 refused (nothing written), 5 left changed (named), 130/143 interrupted.
+    \b
+    Examples:
+      kubectl machinepool rollout pause vmss-workers -n capi-prod
+      kubectl machinepool rollout pause asg-workers eks-default -n capi-prod --dry-run=server
+    """
+    _run(env, True, names, dry_run=dry_run, yes=yes, color=color, access=access)
+
+
+@click.command("resume", context_settings=CONTEXT_SETTINGS)
+@_options
+def resume_command(
+    env: Environment,
+    *,
+    names: tuple[str, ...],
+    dry_run: str,
+    yes: bool,
+    color: ColorMode,
+    access: AccessOptions,
+) -> None:
+    """Let MachinePools roll again: lift the pause `rollout pause` set, and only that.
+
+    \b
+    Removes cluster.x-k8s.io/paused from exactly the objects the MachinePool's
+    kubectl-machinepool/paused annotation names, then that annotation; a pause someone else set
+    (no record) is left as it is, and said.
+    \b
+    Exit codes: 0 done (or nothing to resume), 1 an error (nothing written, or all taken back),
+    2 usage, 3 refused (nothing written), 5 left changed (named), 130/143 interrupted.
+    \b
+    Examples:
+      kubectl machinepool rollout resume vmss-workers -n capi-prod
+    """
+    _run(env, False, names, dry_run=dry_run, yes=yes, color=color, access=access)
