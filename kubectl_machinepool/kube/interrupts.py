@@ -73,16 +73,20 @@ class Signals:
         if again and self.settling:
             raise Abandon(signum)
 
+    def _pending(self) -> int | None:
+        """The signal received so far; read afresh each time (the handler may set it)."""
+        return self.received
+
     @contextmanager
     def sending(self) -> Iterator[None]:
-        if self.received is not None:
-            raise Stop(self.received, sent=False)
+        if (early := self._pending()) is not None:
+            raise Stop(early, sent=False)
         self._armed = True
-        # A signal handled between the check above and arming only recorded itself: without
+        # A signal handled between the look above and arming only recorded itself: without
         # this second look the request would go out, and with no request timeout wait forever.
-        if self.received is not None:
+        if (late := self._pending()) is not None:
             self._armed = False
-            raise Stop(self.received, sent=False)
+            raise Stop(late, sent=False)
         try:
             yield
         finally:
