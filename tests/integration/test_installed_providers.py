@@ -5,7 +5,7 @@ without the rights to read them, a note and never "none installed"."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,26 @@ from support.run import Result, run_cli
 from support.scenarios import SCENARIOS
 
 CORE_IMAGE = "cluster-api-controller:v1.10.4"
+
+
+Make = Callable[[ManagementCluster, list[dict[str, Any]]], None]
+
+
+@pytest.fixture
+def deployments() -> Iterator[Make]:
+    """Controller Deployments made for one test, deleted after it: a core one left behind would
+    be where other tests' diagnose reads the Cluster API version."""
+    made: list[tuple[ManagementCluster, dict[str, Any]]] = []
+
+    def make(cluster: ManagementCluster, objects: list[dict[str, Any]]) -> None:
+        cluster.create(objects)
+        made.extend((cluster, obj) for obj in objects)
+
+    yield make
+    for cluster, obj in made:
+        meta = obj["metadata"]
+        path = f"/apis/apps/v1/namespaces/{meta['namespace']}/deployments/{meta['name']}"
+        cluster.api.request("DELETE", path)
 
 
 @pytest.fixture
@@ -38,13 +58,14 @@ def mine(document: dict[str, Any], namespace: str) -> list[tuple[str, str, str]]
 
 
 def test_provider_objects_as_clusterctl_writes_them(
-    mgmt: ManagementCluster, inventory_crd: None, capsys
+    mgmt: ManagementCluster, inventory_crd: None, deployments: Make, capsys
 ) -> None:
     namespace = mgmt.new_namespace()
     create_scenario(mgmt, SCENARIOS["capd"](mgmt.generation, namespace, namespace[2:]))
     gates = "--feature-gates=MachinePool=false,ClusterTopology=true"
-    mgmt.create(
-        [controller("cluster-api", "capi-controller-manager", namespace, CORE_IMAGE, (gates,))]
+    deployments(
+        mgmt,
+        [controller("cluster-api", "capi-controller-manager", namespace, CORE_IMAGE, (gates,))],
     )
     create_providers(
         mgmt.api,
@@ -85,11 +106,12 @@ def test_provider_objects_as_clusterctl_writes_them(
 
 
 def test_without_clusterctl_s_inventory_the_deployments_name_the_providers_silently(
-    mgmt: ManagementCluster, capsys
+    mgmt: ManagementCluster, deployments: Make, capsys
 ) -> None:
     remove_inventory_crd(mgmt.api)  # as on a cluster clusterctl did not install
     namespace = mgmt.new_namespace()
-    mgmt.create(
+    deployments(
+        mgmt,
         [
             controller("infrastructure-docker", "capd-controller-manager", namespace,
                        "capd-manager:v1.10.4"),
@@ -113,7 +135,7 @@ def test_without_clusterctl_s_inventory_the_deployments_name_the_providers_silen
 
 
 def test_without_rights_to_read_them_it_says_so_never_none(
-    v1beta2: ManagementCluster, capsys
+    v1beta2: ManagementCluster, deployments: Make, capsys
 ) -> None:
     crds.install(v1beta2.api, [CRD])
     try:
@@ -121,8 +143,8 @@ def test_without_rights_to_read_them_it_says_so_never_none(
         create_providers(
             v1beta2.api, [provider("cluster-api", "CoreProvider", "v1.14.2", namespace)]
         )
-        v1beta2.create(
-            [controller("cluster-api", "capi-controller-manager", namespace, CORE_IMAGE)]
+        deployments(
+            v1beta2, [controller("cluster-api", "capi-controller-manager", namespace, CORE_IMAGE)]
         )
         pools_only = v1beta2.server.add_user(f"pools-only-{namespace}")
         machinepools = {"apiGroups": ["cluster.x-k8s.io"], "resources": ["machinepools"]}
