@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
-from kubectl_machinepool.app.planning import infra_plural, nothing_written, read_pools
+from kubectl_machinepool.app.planning import Permissions, infra_plural, plan_each
 from kubectl_machinepool.kube.client import Kube
-from kubectl_machinepool.kube.permissions import permissions
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.pause import PausePlan, plan_pause, plan_resume
-from kubectl_machinepool.plans.writes import Access, Write
 from kubectl_machinepool.providers.registry import infra_pool_of
 
 
@@ -29,29 +28,20 @@ def plans_for(
     kube: Kube, asked: Pause, *, warn: Callable[[str], None] | None = None
 ) -> tuple[PausePlan, ...]:
     """Read the pools and plan each; a failure says that nothing was written."""
-    now = datetime.now(UTC).replace(microsecond=0)
-    with nothing_written():
-        snapshot, pools = read_pools(
-            kube,
-            asked.namespace,
-            asked.names,
-            now,
-            workload_kubeconfig=asked.workload_kubeconfig,
-            warn=warn,
-        )
-        plans = []
-        for pool in pools:
-            plural = infra_plural(kube, pool)
 
-            def allowed(writes: tuple[Write, ...]) -> dict[Access, bool | None]:
-                return permissions(kube, writes)
+    def plan(pool: PoolDescription, snapshot: Snapshot, allowed: Permissions) -> PausePlan:
+        plural = infra_plural(kube, pool)
+        if not asked.pausing:
+            return plan_resume(pool, snapshot, plural=plural, permissions=allowed)
+        provider = infra_pool_of(pool.infra)
+        caveat = provider.operations.pause_caveat if provider else None
+        return plan_pause(pool, snapshot, plural=plural, caveat=caveat, permissions=allowed)
 
-            if asked.pausing:
-                provider = infra_pool_of(pool.infra)
-                caveat = provider.operations.pause_caveat if provider else None
-                plans.append(
-                    plan_pause(pool, snapshot, plural=plural, caveat=caveat, permissions=allowed)
-                )
-            else:
-                plans.append(plan_resume(pool, snapshot, plural=plural, permissions=allowed))
-        return tuple(plans)
+    return plan_each(
+        kube,
+        asked.namespace,
+        asked.names,
+        plan,
+        workload_kubeconfig=asked.workload_kubeconfig,
+        warn=warn,
+    )

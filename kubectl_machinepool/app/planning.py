@@ -7,19 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
-from typing import Protocol
+from datetime import UTC, datetime
+from typing import Protocol, TypeVar
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, refuse, send
 from kubectl_machinepool.base.errors import ClusterAccessError, MachinePoolError, pools_not_found
 from kubectl_machinepool.base.fields import RawObject
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description
+from kubectl_machinepool.kube.permissions import permissions
 from kubectl_machinepool.kube.writing import Outcome
 from kubectl_machinepool.model.description import PoolDescription, describe
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.writes import Batch, Write
+from kubectl_machinepool.plans.writes import Access, Batch, Write
+
+T = TypeVar("T")
+Permissions = Callable[[tuple[Write, ...]], dict[Access, bool | None]]
 
 
 @contextmanager
@@ -95,3 +99,24 @@ def infra_plural(kube: Kube, pool: PoolDescription) -> str:
             f"MachinePool {pool.pool.namespace}/{pool.pool.name} names no infra pool"
         )
     return kube.resource(ref.api_group, ref.kind).plural
+
+
+def plan_each(
+    kube: Kube,
+    namespace: str,
+    names: tuple[str, ...],
+    plan: Callable[[PoolDescription, Snapshot, Permissions], T],
+    *,
+    workload_kubeconfig: str | None,
+    warn: Callable[[str], None] | None,
+) -> tuple[T, ...]:
+    """Read the pools and plan each with the user's permissions at hand; a failure says that
+    nothing was written."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    with nothing_written():
+        snapshot, pools = read_pools(
+            kube, namespace, names, now, workload_kubeconfig=workload_kubeconfig, warn=warn
+        )
+        return tuple(
+            plan(pool, snapshot, lambda writes: permissions(kube, writes)) for pool in pools
+        )

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
-from kubectl_machinepool.app.planning import nothing_written, read_pools
+from kubectl_machinepool.app.planning import plan_each
 from kubectl_machinepool.kube.client import Kube
-from kubectl_machinepool.kube.permissions import permissions
 from kubectl_machinepool.plans.scale import ScalePlan, ScaleRequest, plan_scale
 
 
@@ -27,22 +25,13 @@ def plans_for(
     kube: Kube, asked: Scale, *, warn: Callable[[str], None] | None = None
 ) -> tuple[ScalePlan, ...]:
     """Read the pools and plan each; a failure says that nothing was written."""
-    now = datetime.now(UTC).replace(microsecond=0)
-    with nothing_written():
-        snapshot, pools = read_pools(
-            kube,
-            asked.namespace,
-            asked.names,
-            now,
-            workload_kubeconfig=asked.workload_kubeconfig,
-            warn=warn,
-        )
-        return tuple(
-            plan_scale(
-                pool,
-                snapshot,
-                asked.request,
-                permissions=lambda writes: permissions(kube, writes),
-            )
-            for pool in pools
-        )
+    return plan_each(
+        kube,
+        asked.namespace,
+        asked.names,
+        lambda pool, snapshot, allowed: plan_scale(
+            pool, snapshot, asked.request, permissions=allowed
+        ),
+        workload_kubeconfig=asked.workload_kubeconfig,
+        warn=warn,
+    )
