@@ -26,6 +26,7 @@ from urllib.parse import quote, urlsplit
 
 from kubectl_machinepool import __version__
 from kubectl_machinepool.base.errors import ConfigError
+from kubectl_machinepool.kube.interruptible import Response, proxied_pools
 from kubectl_machinepool.kube.parallel import MAX_PARALLEL
 from kubectl_machinepool.kube.proxies import environment_proxies, proxy_for
 
@@ -131,6 +132,8 @@ class Answer:
 class _Connection(http.client.HTTPConnection):
     """One keep-alive connection, over TLS when given a context: the certificate is checked
     against server_name (tls-server-name, else the host), which is also the SNI sent."""
+
+    response_class = Response
 
     def __init__(
         self, host: str, port: int, tls: Callable[[], ssl.SSLContext] | None, server_name: str
@@ -291,6 +294,7 @@ class _Proxied:
                 f"the proxy URL in {where} cannot be used ({type(err).__name__})",
                 hint="use http://, https:// or socks5:// with a host",
             ) from err
+        self._pool.pool_classes_by_scheme = proxied_pools(self._pool.pool_classes_by_scheme)
 
     def open(
         self, method: str, target: str, headers: Headers, body: bytes | None, timeout: Timeout
