@@ -71,13 +71,13 @@ def plans_for(
 
 def follow_rollout(
     access: AccessOptions,
-    asked: Upgrade,
+    names: tuple[str, ...],
     carry: Carry,
     ui: Callbacks,
     show: Callable[[Report], None],
 ) -> tuple[End, Report]:
     """Follow the rollout the writes started, as rollout status does."""
-    scope = PoolScope(asked.names, workload_kubeconfig=asked.workload_kubeconfig)
+    scope = PoolScope(names)
     return follow(
         access,
         scope,

@@ -22,6 +22,11 @@ class Check:
     message: str
 
 
+def refused(checks: tuple[Check, ...]) -> tuple[str, ...]:
+    """What a plan refuses for: its checks at level REFUSED."""
+    return tuple(c.message for c in checks if c.level is Level.REFUSED)
+
+
 def permission_checks(
     writes: tuple[Write, ...], permissions: dict[Access, bool | None]
 ) -> list[Check]:

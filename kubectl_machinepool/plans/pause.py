@@ -19,7 +19,7 @@ from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.checks import Check, Level, permission_checks
+from kubectl_machinepool.plans.checks import Check, Level, permission_checks, refused
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
 
 # Which objects `rollout pause` paused, as `Kind/name` joined by commas, on the MachinePool.
@@ -36,7 +36,7 @@ class PausePlan:
 
     @property
     def refusals(self) -> tuple[str, ...]:
-        return tuple(c.message for c in self.checks if c.level is Level.REFUSED)
+        return refused(self.checks)
 
     @property
     def nothing_to_do(self) -> bool:

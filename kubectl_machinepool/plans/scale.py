@@ -15,7 +15,7 @@ from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.checks import Check, Level, permission_checks
+from kubectl_machinepool.plans.checks import Check, permission_checks, refused
 from kubectl_machinepool.plans.scalechecks import scale_checks
 from kubectl_machinepool.plans.writes import Access, Write, object_ref
 
@@ -59,7 +59,7 @@ class ScalePlan:
 
     @property
     def refusals(self) -> tuple[str, ...]:
-        return tuple(c.message for c in self.checks if c.level is Level.REFUSED)
+        return refused(self.checks)
 
     @property
     def nothing_to_do(self) -> bool:

@@ -21,7 +21,7 @@ from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.rollout import pool_rollout
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.checks import Check, Level, permission_checks
+from kubectl_machinepool.plans.checks import Check, permission_checks, refused
 from kubectl_machinepool.plans.fieldpaths import merge_patch, values_at
 from kubectl_machinepool.plans.upgradechecks import preflight, semver
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
@@ -256,8 +256,7 @@ class UpgradePlan:
 
     @property
     def refusals(self) -> tuple[str, ...]:
-        refused = [c.message for c in self.checks if c.level is Level.REFUSED]
-        return (*refused, *self.fields.refusals)
+        return (*refused(self.checks), *self.fields.refusals)
 
     @property
     def nothing_to_do(self) -> bool:

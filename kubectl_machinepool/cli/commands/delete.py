@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import click
@@ -42,15 +41,7 @@ def _asked(
         )
     if replace and scale_down:
         raise UsageError("--replace and --scale-down exclude each other", hint="pick one")
-    drain = None
-    if drain_timeout:
-        seconds = parse_duration(drain_timeout, "--drain-timeout")
-        if seconds is None or seconds < 1:
-            raise UsageError(
-                f"--drain-timeout {drain_timeout} would not bound the drain",
-                hint="give at least 1s (Cluster API counts whole seconds; 0 means no limit)",
-            )
-        drain = timedelta(seconds=seconds)
+    drain = flags.drain_timeout(drain_timeout)
     return DeleteMachine(
         Wanted(machine, node, provider_id),
         Mode.SCALE_DOWN if scale_down else Mode.REPLACE,

@@ -382,3 +382,16 @@ def live_only(source: Source, flag: str) -> None:
         raise UsageError(
             f"{flag} follows a live cluster and cannot read a dump", hint=f"drop -f, or {flag}"
         )
+
+
+def drain_timeout(value: str | None) -> timedelta | None:
+    """--drain-timeout as the Machine's spec.deletion.nodeDrainTimeoutSeconds takes it."""
+    if not value:
+        return None
+    seconds = parse_duration(value, "--drain-timeout")
+    if seconds is None or seconds < 1:
+        raise UsageError(
+            f"--drain-timeout {value} would not bound the drain",
+            hint="give at least 1s (Cluster API counts whole seconds; 0 means no limit)",
+        )
+    return timedelta(seconds=seconds)

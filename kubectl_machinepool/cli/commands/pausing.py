@@ -7,9 +7,8 @@ from typing import Any
 
 import click
 
-from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolwrites
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -38,26 +37,20 @@ def _run(
     from kubectl_machinepool.app import pausing as app
     from kubectl_machinepool.app import planning
     from kubectl_machinepool.app.carrying import DryRun
-    from kubectl_machinepool.kube.client import Kube
-    from kubectl_machinepool.render.color import Palette
     from kubectl_machinepool.render.pauseplan import render_plan
 
-    painted = env.color(color)
-    verb = "pause" if pausing else "resume"
-    with Kube.connect(access) as kube:
-        namespace = access.scope(kube.connection.namespace)
-        if namespace is None:
-            raise UsageError(
-                f"rollout {verb} acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
-            )
-        plans = app.plans_for(kube, app.Pause(names, namespace, pausing), warn=env.warn)
-        for plan in plans:
-            env.out(render_plan(plan, Palette(painted), width=env.width), nl=False, color=painted)
-        if all(p.nothing_to_do for p in plans):
-            state = "paused" if pausing else "not paused by kubectl machinepool"
-            env.err(f"Nothing to do: {', '.join(names)} already {state}.")
-            return
-        planning.carry_out(kube, plans, DryRun(dry_run), confirming.callbacks(env, yes))
+    state = "paused" if pausing else "not paused by kubectl machinepool"
+    ui = confirming.callbacks(env, yes)
+    poolwrites.plan_and_carry(
+        env,
+        access,
+        f"rollout {'pause' if pausing else 'resume'}",
+        plan=lambda kube, ns: app.plans_for(kube, app.Pause(names, ns, pausing), warn=env.warn),
+        render=render_plan,
+        painted=env.color(color),
+        nothing=f"{', '.join(names)} already {state}",
+        carry=lambda kube, plans: planning.carry_out(kube, plans, DryRun(dry_run), ui),
+    )
 
 
 @click.command("pause", context_settings=CONTEXT_SETTINGS)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolwrites
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -71,24 +70,20 @@ def scale_command(
     """
     from kubectl_machinepool.app import planning, scaling
     from kubectl_machinepool.app.carrying import DryRun
-    from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.plans.scale import ScaleRequest
-    from kubectl_machinepool.render.color import Palette
     from kubectl_machinepool.render.scaleplan import render_plan
 
-    painted = env.color(color)
+    request = ScaleRequest(replicas, current_replicas, force)
     ui = confirming.callbacks(env, yes)
-    with Kube.connect(access) as kube:
-        namespace = access.scope(kube.connection.namespace)
-        if namespace is None:
-            raise UsageError(
-                "scale acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
-            )
-        asked = scaling.Scale(names, namespace, ScaleRequest(replicas, current_replicas, force))
-        plans = scaling.plans_for(kube, asked, warn=env.warn)
-        for plan in plans:
-            env.out(render_plan(plan, Palette(painted), width=env.width), nl=False, color=painted)
-        if all(p.nothing_to_do for p in plans):
-            env.err(f"Nothing to do: {', '.join(names)} already at {replicas} replicas.")
-            return
-        planning.carry_out(kube, plans, DryRun(dry_run), ui)
+    poolwrites.plan_and_carry(
+        env,
+        access,
+        "scale",
+        plan=lambda kube, ns: scaling.plans_for(
+            kube, scaling.Scale(names, ns, request), warn=env.warn
+        ),
+        render=render_plan,
+        painted=env.color(color),
+        nothing=f"{', '.join(names)} already at {replicas} replicas",
+        carry=lambda kube, plans: planning.carry_out(kube, plans, DryRun(dry_run), ui),
+    )

@@ -10,7 +10,13 @@ import click
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, rollingout
+from kubectl_machinepool.cli.commands import (
+    CONTEXT_SETTINGS,
+    confirming,
+    flags,
+    poolwrites,
+    rollingout,
+)
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -123,32 +129,28 @@ def upgrade_command(
     from kubectl_machinepool.app import planning, upgrading
     from kubectl_machinepool.app.carrying import DryRun
     from kubectl_machinepool.cli.commands.rollingout import Shown, fail
-    from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.plans.upgrade import UpgradeRequest
-    from kubectl_machinepool.render.color import Palette
     from kubectl_machinepool.render.upgradeplan import render_plan
 
     request = UpgradeRequest(_version(version), _sets(sets), force)
     follow_for = parse_duration(timeout, "--timeout")
     window = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
-    painted = env.color(color)
     ui = confirming.callbacks(env, yes)
     carry = upgrading.Carry(DryRun(dry_run), wait, follow_for, window)
-    with Kube.connect(access) as kube:
-        namespace = access.scope(kube.connection.namespace)
-        if namespace is None:
-            raise UsageError(
-                "upgrade acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
-            )
-        asked = upgrading.Upgrade(names, namespace, request)
-        plans = upgrading.plans_for(kube, asked, ui=ui)
-        for plan in plans:
-            env.out(render_plan(plan, Palette(painted), width=env.width), nl=False, color=painted)
-        if all(p.nothing_to_do for p in plans):
-            env.err(f"Nothing to do: {', '.join(names)} already at {request.version}.")
-            return
-        outcome = planning.carry_out(kube, plans, carry.dry_run, ui)
+
+    outcome = poolwrites.plan_and_carry(
+        env,
+        access,
+        "upgrade",
+        plan=lambda kube, ns: upgrading.plans_for(
+            kube, upgrading.Upgrade(names, ns, request), ui=ui
+        ),
+        render=render_plan,
+        painted=env.color(color),
+        nothing=f"{', '.join(names)} already at {request.version}",
+        carry=lambda kube, plans: planning.carry_out(kube, plans, carry.dry_run, ui),
+    )
     if outcome is None or carry.dry_run is not DryRun.NONE or not wait:
         return
-    end, report = upgrading.follow_rollout(access, asked, carry, ui, Shown(env, text=True))
+    end, report = upgrading.follow_rollout(access, names, carry, ui, Shown(env, text=True))
     fail(report, end)
