@@ -49,7 +49,7 @@ COMMANDS = {
     ),
     "rollout": (
         "kubectl_machinepool.cli.commands.rollout:rollout_group",
-        "Follow a MachinePool rollout until every instance runs what the pool asks for; pause it.",
+        "Follow, pause, resume or restart a MachinePool rollout.",
     ),
     "export": (
         "kubectl_machinepool.cli.commands.export:export_command",

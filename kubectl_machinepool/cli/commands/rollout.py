@@ -1,4 +1,5 @@
-"""`kubectl machinepool rollout`: status here, pause and resume in pausing.py."""
+"""`kubectl machinepool rollout`: status here, pause and resume in pausing.py, restart in
+restart.py."""
 
 from __future__ import annotations
 
@@ -39,12 +40,13 @@ def _spelled(arg: str) -> str:
 
 
 class _Rollout(click.Group):
-    """status here; pause and resume loaded from their module when asked for, as main.py loads
-    every command."""
+    """status here; pause, resume and restart loaded from their modules when asked for, as
+    main.py loads every command."""
 
     LAZY: ClassVar[dict[str, str]] = {
         "pause": "kubectl_machinepool.cli.commands.pausing:pause_command",
         "resume": "kubectl_machinepool.cli.commands.pausing:resume_command",
+        "restart": "kubectl_machinepool.cli.commands.restart:restart_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -60,12 +62,17 @@ class _Rollout(click.Group):
 
 @click.group("rollout", cls=_Rollout, context_settings=CONTEXT_SETTINGS)
 def rollout_group() -> None:
-    """Follow a MachinePool rollout until every instance runs what the pool asks for; pause it.
+    """Follow, pause, resume or restart a MachinePool rollout.
+
+    \b
+    status follows it until every instance runs what the pool asks for; pause and resume stop
+    and release it; restart replaces every instance.
 
     \b
     Examples:
       kubectl machinepool rollout status workers-0 -n capi-prod
       kubectl machinepool rollout pause workers-0 -n capi-prod
+      kubectl machinepool rollout restart workers-0 -n capi-prod
     """
 
 

@@ -1,0 +1,190 @@
+"""rollout restart as a library: plan, record the start, then replace the old instances through
+delete-machine's replace path while fewer than --max-unavailable are unavailable. No click, no
+printing: output goes through callbacks.
+
+Unavailable: an instance whose Machine is going, or whose Node is missing or not Ready, and every
+instance the pool is short of its replicas (between a Machine's end and its replacement's
+start). Each replacement is delete-machine's own plan, read afresh and sent through the write
+engine; the user confirmed the restart's plan, which names every instance it replaces. Stopping
+(Ctrl-C, --no-wait, a timeout) leaves the recorded restart to go on with the same command.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from kubectl_machinepool.app import deleting, planning
+from kubectl_machinepool.app.carrying import Callbacks, DryRun
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.errors import IncompleteError, Interrupted, RefusedError
+from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.writing import apply_writes
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.deletetarget import Mode, Wanted
+from kubectl_machinepool.plans.restart import (
+    RestartPlan,
+    RestartRequest,
+    finished,
+    old_instances,
+    plan_restart,
+)
+from kubectl_machinepool.plans.writes import Batch
+
+# How often the pool is read again while a replacement is awaited.
+POLL = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """What the user asked for: which pools, in which namespace, how."""
+
+    names: tuple[str, ...]
+    namespace: str
+    request: RestartRequest
+    workload_kubeconfig: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    dry_run: DryRun = DryRun.NONE
+    # False: start what may start now, and leave the rest to the next run.
+    wait: bool = True
+    # How long to go on; None: until every old instance is replaced.
+    timeout: float | None = None
+
+
+def plans_for(kube: Kube, asked: Restart, *, ui: Callbacks) -> tuple[RestartPlan, ...]:
+    """Read the pools and plan each; a failure says that nothing was written."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    return planning.plan_each(
+        kube,
+        asked.namespace,
+        asked.names,
+        lambda pool, snapshot, allowed: plan_restart(
+            pool, snapshot, asked.request, now, permissions=allowed
+        ),
+        workload_kubeconfig=asked.workload_kubeconfig,
+        warn=ui.warn,
+    )
+
+
+def unavailable(pool: PoolDescription) -> int:
+    going = [
+        i
+        for i in pool.instances
+        if (i.machine is not None and i.machine.object.deleting_since is not None)
+        or i.node is None
+        or i.node.ready is not True
+    ]
+    short = max(0, (pool.pool.desired or 0) - len(pool.instances))
+    return len(going) + short
+
+
+def carry_out(
+    kube: Kube, plans: tuple[RestartPlan, ...], asked: Restart, carry: Carry, ui: Callbacks
+) -> None:
+    """Refuse, or confirm and record the start, then replace each pool's old instances."""
+    outcome = planning.carry_out(kube, plans, carry.dry_run, ui)
+    if carry.dry_run is DryRun.CLIENT:
+        for plan in plans:
+            for name in plan.old:
+                ui.report(f"machine.cluster.x-k8s.io/{name} replaced (dry run)")
+        return
+    if outcome is None or carry.dry_run is DryRun.SERVER:
+        return
+    deadline = None if carry.timeout is None else time.monotonic() + carry.timeout
+    for plan in plans:
+        _Pool(kube, plan, asked, carry, ui, deadline).restart()
+
+
+@dataclass
+class _Pool:
+    kube: Kube
+    plan: RestartPlan
+    asked: Restart
+    carry: Carry
+    ui: Callbacks
+    deadline: float | None
+
+    @property
+    def _name(self) -> str:
+        return self.plan.pool.pool.name
+
+    def _again(self) -> str:
+        return (
+            f"the restart is recorded on MachinePool {self.asked.namespace}/{self._name}: "
+            "run the same command again to go on"
+        )
+
+    def _read(self) -> tuple[Snapshot, PoolDescription]:
+        snapshot, (pool,) = planning.read_pools(
+            self.kube,
+            self.asked.namespace,
+            (self._name,),
+            datetime.now(UTC).replace(microsecond=0),
+            workload_kubeconfig=self.asked.workload_kubeconfig,
+            warn=None,
+        )
+        return snapshot, pool
+
+    def restart(self) -> None:
+        try:
+            self._replace_old()
+        except KeyboardInterrupt:
+            self.ui.inform(f"Stopped: {self._again()}.")
+            raise
+        except Interrupted as stopped:
+            raise Interrupted(stopped.exit_code, f"{stopped.report}; {self._again()}") from None
+
+    def _replace_old(self) -> None:
+        request = self.asked.request
+        while True:
+            snapshot, pool = self._read()
+            old = old_instances(pool, self.plan.started)
+            busy = unavailable(pool)
+            if not old and not busy:
+                self._finish(snapshot)
+                return
+            if old and busy < request.max_unavailable:
+                self._replace(old[0].machine.object.name, len(old))  # type: ignore[union-attr]
+                continue
+            if not self.carry.wait:
+                self.ui.inform(f"Not waiting for the replacements: {self._again()}.")
+                return
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise IncompleteError(
+                    f"timed out with {len(old)} old instance(s) of {self._name} left",
+                    hint=self._again(),
+                )
+            time.sleep(POLL)
+
+    def _replace(self, machine: str, left: int) -> None:
+        self.ui.inform(f"Replacing machine {machine} ({left} old instance(s) of {self._name} left)")
+        delete = deleting.DeleteMachine(
+            Wanted(machine=machine),
+            Mode.REPLACE,
+            pool=self._name,
+            drain_timeout=self.asked.request.drain_timeout,
+            workload_kubeconfig=self.asked.workload_kubeconfig,
+            request_timeout=self.kube.timeout,
+            namespace=self.asked.namespace,
+        )
+        plan = deleting.plan_for(self.kube, delete, warn=self.ui.warn)
+        if plan.refusals:
+            raise RefusedError(
+                f"refused to replace machine {machine}: {plan.refusals[0].message}",
+                hint=self._again(),
+            )
+        outcome = deleting.execute(self.kube, plan, dry_run=False, warn=self.ui.warn)
+        for line in outcome.lines:
+            self.ui.report(line)
+
+    def _finish(self, snapshot: Snapshot) -> None:
+        raw = snapshot.find(CAPI_GROUP, "MachinePool", self.asked.namespace, self._name) or {}
+        write = finished(raw)
+        hint = f"check the state with: kubectl machinepool describe {self._name}"
+        apply_writes(self.kube, Batch((write,), (raw,), hint), dry_run=False, warn=self.ui.warn)
+        self.ui.report(f"machinepool.cluster.x-k8s.io/{self._name} restarted")

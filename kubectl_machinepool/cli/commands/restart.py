@@ -1,0 +1,104 @@
+"""`kubectl machinepool rollout restart`."""
+
+from __future__ import annotations
+
+import click
+
+from kubectl_machinepool.base.durations import parse_duration
+from kubectl_machinepool.cli import suggest
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolwrites
+from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.render.color import ColorMode
+
+
+@click.command("restart", context_settings=CONTEXT_SETTINGS)
+@click.argument(
+    "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
+)
+@click.option(
+    "--max-unavailable",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Replace the next instance only while fewer than this many are unavailable",
+)
+@click.option(
+    "--drain-timeout",
+    metavar="DURATION",
+    help="Each replaced Machine's node drain timeout, e.g. 10m (pool Machines have none)",
+)
+@confirming.write_options
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="Go on until every instance is replaced; --no-wait starts what may start now",
+)
+@click.option(
+    "--timeout",
+    default="0",
+    metavar="DURATION",
+    help="How long to go on before stopping (exit 1; run again to go on); 0: until done",
+)
+@flags.color
+@flags.access
+@flags.pass_env
+def restart_command(
+    env: Environment,
+    *,
+    names: tuple[str, ...],
+    max_unavailable: int,
+    drain_timeout: str | None,
+    dry_run: str,
+    yes: bool,
+    wait: bool,
+    timeout: str,
+    color: ColorMode,
+    access: AccessOptions,
+) -> None:
+    """Replace every instance of MachinePools, a few at a time, or refuse and say why.
+
+    \b
+    Every instance whose Machine was created before the restart began is replaced through
+    delete-machine's replace path (the Machine controller drains its Node, honouring
+    PodDisruptionBudgets and --drain-timeout; the provider makes the replacement), the next only
+    while fewer than --max-unavailable instances are unavailable (going, or without a Ready
+    Node). The start is recorded in the MachinePool's kubectl-machinepool/restart-started
+    annotation: the same command run again goes on where it stopped, and the annotation is
+    removed once every instance is new. A pool whose provider cannot replace single instances
+    is refused, with what rolls that provider instead; so is a paused or deleting pool.
+    \b
+    Exit codes: 0 done (or nothing to do), 1 an error or --timeout passed (run again to go
+    on), 2 usage, 3 refused, 5 left changed (named), 130/143 interrupted (run again to go on).
+    \b
+    Examples:
+      kubectl machinepool rollout restart docker-workers -n capi-dev
+      kubectl machinepool rollout restart vmss-workers -n capi-prod --max-unavailable 2 \\
+          --drain-timeout 10m
+      kubectl machinepool rollout restart vmss-workers -n capi-prod --dry-run=client
+    """
+    from kubectl_machinepool.app import restarting
+    from kubectl_machinepool.app.carrying import DryRun
+    from kubectl_machinepool.plans.restart import RestartRequest
+    from kubectl_machinepool.render.restartplan import render_plan
+
+    request = RestartRequest(max_unavailable, flags.drain_timeout(drain_timeout))
+    carry = restarting.Carry(DryRun(dry_run), wait, parse_duration(timeout, "--timeout"))
+    ui = confirming.callbacks(env, yes)
+
+    def asked(namespace: str) -> restarting.Restart:
+        return restarting.Restart(names, namespace, request)
+
+    poolwrites.plan_and_carry(
+        env,
+        access,
+        "rollout restart",
+        plan=lambda kube, ns: restarting.plans_for(kube, asked(ns), ui=ui),
+        render=render_plan,
+        painted=env.color(color),
+        nothing=f"no instance of {', '.join(names)} to replace",
+        carry=lambda kube, plans: restarting.carry_out(
+            kube, tuple(plans), asked(plans[0].pool.pool.namespace), carry, ui
+        ),
+    )

@@ -1,0 +1,169 @@
+"""rollout restart: replace every instance a pool had when the restart began, through
+delete-machine's replace path, a few at a time.
+
+Only a pool whose provider replaces a single instance (delete-machine's verdict "supported")
+can be restarted this way; any other is refused with what does roll its provider (the
+registry's operations). The start is recorded on the MachinePool (STARTED, the tool's own
+annotation, RFC 3339): an instance whose Machine was created before it is old. Run again, the
+same restart goes on with the old instances left; once none is left, the record is removed.
+Pure: a pool and its objects in, a plan out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.fields import RawObject, dig, mapping
+from kubectl_machinepool.base.timeutil import format_time, parse_time
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.instances import Instance
+from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import Check, Level, permission_checks, refused
+from kubectl_machinepool.plans.writes import Access, Write, object_ref
+from kubectl_machinepool.providers.deletion import Verdict
+from kubectl_machinepool.providers.registry import infra_pool_of
+
+# When the restart of this MachinePool began (RFC 3339): its instances created before are old.
+STARTED = "kubectl-machinepool/restart-started"
+
+
+@dataclass(frozen=True, slots=True)
+class RestartRequest:
+    max_unavailable: int = 1
+    drain_timeout: timedelta | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RestartPlan:
+    pool: PoolDescription
+    started: datetime
+    # The restart recorded on the pool goes on (False: it begins now).
+    resumed: bool
+    # The Machines of the instances to replace, oldest first.
+    old: tuple[str, ...]
+    checks: tuple[Check, ...]
+    # Recording the start, when it begins now.
+    writes: tuple[Write, ...]
+    planned: tuple[RawObject, ...]
+
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        return refused(self.checks)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return not self.old and not self.resumed and not self.refusals
+
+
+def recorded_start(mp: RawObject) -> datetime | None:
+    """When the restart recorded on the MachinePool began; None: no restart (or unreadable)."""
+    return parse_time(mapping(dig(mp, "metadata", "annotations")).get(STARTED))
+
+
+def old_instances(pool: PoolDescription, started: datetime) -> list[Instance]:
+    """The instances whose Machine was created before the start and is not going yet, oldest
+    first (their names break ties)."""
+    old = [
+        i
+        for i in pool.instances
+        if i.machine is not None
+        and i.machine.object.created is not None
+        and i.machine.object.created < started
+        and i.machine.object.deleting_since is None
+    ]
+    return sorted(old, key=lambda i: (i.machine.object.created, i.machine.object.name))  # type: ignore[union-attr]
+
+
+def _refusals(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
+    mp = pool.pool
+    found = []
+    verdict = pool.deletion
+    if verdict.verdict is not Verdict.SUPPORTED:
+        provider = infra_pool_of(pool.infra)
+        rolls = f"; what rolls it: {provider.operations.rolls}" if provider else ""
+        found.append(
+            "a restart replaces instances one at a time, and single instances of this pool "
+            f"cannot be replaced: {verdict.reason}{rolls}"
+        )
+    if pool.paused_by:
+        found.append(
+            f"the pool is paused ({pool.paused_by}): no replacement would be made; resume it first"
+        )
+    cluster = snapshot.find(CAPI_GROUP, "Cluster", mp.namespace, mp.cluster)
+    if mp.deleting_since or dig(cluster, "metadata", "deletionTimestamp"):
+        found.append("the pool or its Cluster is being deleted")
+    if not snapshot.was_read(CAPI_GROUP, "Machine"):
+        found.append("the pool's Machines could not be read")
+    return [Check(Level.REFUSED, f) for f in found]
+
+
+def _record(mp: RawObject, started: datetime) -> Write:
+    ref = object_ref(mp, "machinepools")
+    value = format_time(started)
+    return Write(
+        "patch",
+        ref,
+        f"annotate {ref.display} {STARTED}={value}: the restart's instances are those "
+        "created before it",
+        {"metadata": {"annotations": {STARTED: value}}},
+        undo={"metadata": {"annotations": {STARTED: None}}},
+        undo_summary=f"removed the {STARTED} annotation",
+        done="annotated",
+    )
+
+
+def finished(mp: RawObject) -> Write:
+    """The record removed once no old instance is left: the next restart begins afresh."""
+    ref = object_ref(mp, "machinepools")
+    before = mapping(dig(mp, "metadata", "annotations")).get(STARTED)
+    return Write(
+        "patch",
+        ref,
+        f"remove {STARTED} from {ref.display}: every instance is new",
+        {"metadata": {"annotations": {STARTED: None}}},
+        undo={"metadata": {"annotations": {STARTED: before}}},
+        undo_summary=f"set the {STARTED} annotation again",
+        done="annotated",
+    )
+
+
+def plan_restart(
+    pool: PoolDescription,
+    snapshot: Snapshot,
+    request: RestartRequest,
+    now: datetime,
+    *,
+    permissions: Callable[[tuple[Write, ...]], dict[Access, bool | None]],
+) -> RestartPlan:
+    """Go on with the restart recorded on the pool, or begin one now."""
+    mp = pool.pool
+    raw = snapshot.find(CAPI_GROUP, "MachinePool", mp.namespace, mp.name) or {}
+    checks = _refusals(pool, snapshot)
+    begun = recorded_start(raw)
+    started = begun or now
+    old = old_instances(pool, started)
+    writes: tuple[Write, ...] = ()
+    if begun is None and old and not checks:
+        writes = (_record(raw, started),)
+        checks += permission_checks(writes, permissions(writes))
+    unavailable = [i for i in pool.instances if i.node is None or i.node.ready is not True]
+    if unavailable and old:
+        checks.append(
+            Check(
+                Level.WARNING,
+                f"{len(unavailable)} instance(s) have no Ready Node now; a replacement starts "
+                f"only while fewer than {request.max_unavailable} are unavailable",
+            )
+        )
+    return RestartPlan(
+        pool,
+        started,
+        begun is not None,
+        tuple(i.machine.object.name for i in old if i.machine is not None),
+        tuple(checks),
+        writes,
+        (raw,),
+    )
