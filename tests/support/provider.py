@@ -276,6 +276,22 @@ class TestProvider:
             self._patch(obj, {"metadata": {"finalizers": kept}})
         return True
 
+    def _with_owner(self, pool: Obj) -> tuple[Obj, Obj] | None:
+        """The pool read again after its owner MachinePool, and the owner; None when not
+        adopted yet, gone, or paused meanwhile. Read in this order, a pause written before the
+        owner's version is never missed while the version is seen (the listing may be older
+        than both), as a controller's cache holds both at one moment."""
+        owner = self._owner_pool(pool)
+        if owner is None:
+            return None
+        try:
+            again = self.api.request("GET", self.api.path_of(pool, pool["metadata"]["name"]))
+        except APIError as err:
+            if err.status == 404:
+                return None
+            raise
+        return None if self._paused(again, []) else (again, owner)
+
     def _owner_pool(self, pool: Obj) -> Obj | None:
         for ref in pool["metadata"].get("ownerReferences") or []:
             if ref.get("kind") == "MachinePool":
@@ -300,9 +316,10 @@ class TestProvider:
             self._finalize_if_deleting(pool)
             return
         self._finalize_if_deleting(pool)
-        owner = self._owner_pool(pool)
-        if owner is None:
-            return  # the MachinePool controller has not adopted it yet
+        found = self._with_owner(pool)
+        if found is None:
+            return
+        pool, owner = found
         self._infra_machines_deleted(pool, state)
         wanted = int((owner.get("spec") or {}).get("replicas") or 0)
         target, image = _model(owner, pool, state)
