@@ -22,13 +22,13 @@ from kubectl_machinepool.base.errors import IncompleteError, Interrupted, Refuse
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.writing import apply_writes
 from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.restartrecord import made_before
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.deletetarget import Mode, Wanted
 from kubectl_machinepool.plans.restart import (
     RestartPlan,
     RestartRequest,
     finished,
-    old_instances,
     plan_restart,
 )
 from kubectl_machinepool.plans.writes import Batch
@@ -143,7 +143,7 @@ class _Pool:
         request = self.asked.request
         while True:
             snapshot, pool = self._read()
-            old = old_instances(pool, self.plan.started)
+            old = made_before(pool.instances, self.plan.started)
             busy = unavailable(pool)
             if not old and not busy:
                 self._finish(snapshot)

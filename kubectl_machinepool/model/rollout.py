@@ -24,10 +24,11 @@ from datetime import datetime, timedelta
 from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
 from kubectl_machinepool.base.humanize import human_duration
-from kubectl_machinepool.base.timeutil import parse_time
+from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import Instance, same_version
+from kubectl_machinepool.model.restartrecord import made_before, recorded_start
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.providers.records import Provider
 from kubectl_machinepool.providers.registry import infra_pool
@@ -288,6 +289,18 @@ def provider_rolling(pool: PoolDescription) -> list[str]:
     return found
 
 
+def _restart(pool: PoolDescription, raw_pool: RawObject | None) -> list[str]:
+    """A restart recorded on the pool is not done while instances older than it are left."""
+    started = recorded_start(raw_pool)
+    left = len(made_before(pool.instances, started)) if started else 0
+    if not left:
+        return []
+    return [
+        f"the restart begun at {format_time(started)}: {left} instance"
+        f"{'s' if left != 1 else ''} made before it left"
+    ]
+
+
 def pool_rollout(
     pool: PoolDescription,
     snapshot: Snapshot,
@@ -347,6 +360,7 @@ def pool_rollout(
         waiting.append(f"{old} old instance{'s' if old != 1 else ''} left")
     if unknown:
         waiting.append(f"{unknown} instance{'s' if unknown != 1 else ''} of unknown version")
+    waiting += _restart(pool, raw_pool)
     desired = mp.desired
     available = _available(instances)
     wanted = desired if desired is not None else len(instances)

@@ -17,17 +17,14 @@ from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping
-from kubectl_machinepool.base.timeutil import format_time, parse_time
+from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.description import PoolDescription
-from kubectl_machinepool.model.instances import Instance
+from kubectl_machinepool.model.restartrecord import STARTED, made_before, recorded_start
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import Check, Level, permission_checks, refused
 from kubectl_machinepool.plans.writes import Access, Write, object_ref
 from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.providers.registry import infra_pool_of
-
-# When the restart of this MachinePool began (RFC 3339): its instances created before are old.
-STARTED = "kubectl-machinepool/restart-started"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,25 +53,6 @@ class RestartPlan:
     @property
     def nothing_to_do(self) -> bool:
         return not self.old and not self.resumed and not self.refusals
-
-
-def recorded_start(mp: RawObject) -> datetime | None:
-    """When the restart recorded on the MachinePool began; None: no restart (or unreadable)."""
-    return parse_time(mapping(dig(mp, "metadata", "annotations")).get(STARTED))
-
-
-def old_instances(pool: PoolDescription, started: datetime) -> list[Instance]:
-    """The instances whose Machine was created before the start and is not going yet, oldest
-    first (their names break ties)."""
-    old = [
-        i
-        for i in pool.instances
-        if i.machine is not None
-        and i.machine.object.created is not None
-        and i.machine.object.created < started
-        and i.machine.object.deleting_since is None
-    ]
-    return sorted(old, key=lambda i: (i.machine.object.created, i.machine.object.name))  # type: ignore[union-attr]
 
 
 def _refusals(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
@@ -144,7 +122,7 @@ def plan_restart(
     checks = _refusals(pool, snapshot)
     begun = recorded_start(raw)
     started = begun or now
-    old = old_instances(pool, started)
+    old = made_before(pool.instances, started)
     writes: tuple[Write, ...] = ()
     if begun is None and old and not checks:
         writes = (_record(raw, started),)

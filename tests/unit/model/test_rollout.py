@@ -14,6 +14,7 @@ from support.snapshots import NAMESPACE, snapshot_of
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.restartrecord import STARTED
 from kubectl_machinepool.model.rollout import OLD, UNKNOWN, UP_TO_DATE, PoolRollout, pool_rollout
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.render.rollout import block
@@ -193,3 +194,20 @@ def test_an_asg_s_launch_template_version_is_part_of_the_target(generation: str)
     infra["status"]["launchTemplateVersion"] = "7"
     rollout = _rollouts(objects)["asg-workers"]
     assert "AWSMachinePool status.launchTemplateVersion=7" in rollout.target.infra_fields
+
+
+@GENERATIONS
+def test_a_recorded_restart_holds_the_rollout_until_no_instance_is_older_than_it(
+    generation: str,
+) -> None:
+    objects = _objects("azure-vmss", generation, healthy=True)
+    pool = _of(objects, "MachinePool")[0]
+    pool["metadata"].setdefault("annotations", {})[STARTED] = "2026-11-29T14:00:00Z"
+    rollout = _rollouts(objects, stuck_after=timedelta(days=30))["vmss-workers"]
+    assert rollout.state == "progressing"
+    assert rollout.waiting_for == (
+        "the restart begun at 2026-11-29T14:00:00Z: 3 instances made before it left",
+    )
+    for machine in _of(objects, "Machine"):
+        machine["metadata"]["creationTimestamp"] = "2026-11-29T14:30:00Z"
+    assert _rollouts(objects)["vmss-workers"].done  # the record alone holds nothing

@@ -15,10 +15,10 @@ from support.snapshots import snapshot_of
 from kubectl_machinepool.app.restarting import unavailable
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.description import PoolDescription, describe
+from kubectl_machinepool.model.restartrecord import STARTED
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.plans.checks import Level
 from kubectl_machinepool.plans.restart import (
-    STARTED,
     RestartPlan,
     RestartRequest,
     finished,
