@@ -186,16 +186,19 @@ def plan_for(
         raise err.restated(f"{err.message}; nothing was written") from err
 
 
-def execute(kube: Kube, plan: Plan, *, dry_run: bool, warn: Report) -> Outcome:
-    """Send the plan's writes, exactly as shown, with preconditions and undo."""
-    return apply_writes(kube, _batch(plan), dry_run=dry_run, warn=warn)
+def execute(
+    kube: Kube, plan: Plan, *, dry_run: bool, warn: Report, earlier: tuple[str, ...] = ()
+) -> Outcome:
+    """Send the plan's writes, exactly as shown, with preconditions and undo; earlier: what
+    the command changed before, named as left whatever befalls these."""
+    return apply_writes(kube, _batch(plan, earlier), dry_run=dry_run, warn=warn)
 
 
-def _batch(plan: Plan) -> Batch:
+def _batch(plan: Plan, earlier: tuple[str, ...] = ()) -> Batch:
     planned = tuple(r for r in (plan.target.machine_raw, plan.target.pool_raw) if r is not None)
     mp = plan.target.pool.pool
     hint = f"check the state with: kubectl machinepool describe {mp.name} -n {mp.namespace}"
-    return Batch(plan.writes, planned, hint)
+    return Batch(plan.writes, planned, hint, earlier)
 
 
 def follow_deletion(

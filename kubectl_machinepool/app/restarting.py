@@ -11,6 +11,7 @@ engine; the user confirmed the restart's plan, which names every instance it rep
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,12 +19,19 @@ from datetime import UTC, datetime
 from kubectl_machinepool.app import deleting, planning
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
-from kubectl_machinepool.base.errors import IncompleteError, Interrupted, RefusedError
+from kubectl_machinepool.base.errors import (
+    ClusterAccessError,
+    IncompleteError,
+    Interrupted,
+    MachinePoolError,
+    RefusedError,
+)
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.writing import apply_writes
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.restartrecord import made_before
 from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import Check, Level
 from kubectl_machinepool.plans.deletetarget import Mode, Wanted
 from kubectl_machinepool.plans.restart import (
     RestartPlan,
@@ -57,9 +65,11 @@ class Carry:
 
 
 def plans_for(kube: Kube, asked: Restart, *, ui: Callbacks) -> tuple[RestartPlan, ...]:
-    """Read the pools and plan each; a failure says that nothing was written."""
+    """Read the pools and plan each, with what delete-machine would refuse of the first
+    replacement (a PodDisruptionBudget that blocks the drain without --drain-timeout): refused
+    then, before anything is written. A failure says that nothing was written."""
     now = datetime.now(UTC).replace(microsecond=0)
-    return planning.plan_each(
+    plans = planning.plan_each(
         kube,
         asked.namespace,
         asked.names,
@@ -69,6 +79,33 @@ def plans_for(kube: Kube, asked: Restart, *, ui: Callbacks) -> tuple[RestartPlan
         workload_kubeconfig=asked.workload_kubeconfig,
         warn=ui.warn,
     )
+    with planning.nothing_written():
+        return tuple(_first_replacement(kube, plan, asked, ui) for plan in plans)
+
+
+def _replacement(kube: Kube, asked: Restart, pool: str, machine: str) -> deleting.DeleteMachine:
+    return deleting.DeleteMachine(
+        Wanted(machine=machine),
+        Mode.REPLACE,
+        pool=pool,
+        drain_timeout=asked.request.drain_timeout,
+        workload_kubeconfig=asked.workload_kubeconfig,
+        request_timeout=kube.timeout,
+        namespace=asked.namespace,
+    )
+
+
+def _first_replacement(kube: Kube, plan: RestartPlan, asked: Restart, ui: Callbacks) -> RestartPlan:
+    if plan.refusals or not plan.old:
+        return plan
+    first = plan.old[0]
+    replace = _replacement(kube, asked, plan.pool.pool.name, first)
+    refused = deleting.plan_for(kube, replace, warn=ui.warn).refusals
+    found = [
+        Check(Level.REFUSED, f"the first replacement, machine {first}: {r.message}")
+        for r in refused
+    ]
+    return dataclasses.replace(plan, checks=(*plan.checks, *found))
 
 
 def unavailable(pool: PoolDescription) -> int:
@@ -100,6 +137,20 @@ def carry_out(
         _Pool(kube, plan, asked, carry, ui, deadline).restart()
 
 
+def _readable(snapshot: Snapshot, pool: PoolDescription) -> None:
+    """Which instances are old and which available needs the Machines, the infra pool and
+    the Nodes: without one, the restart stops rather than judge from half the picture."""
+    mp = pool.pool
+    if not snapshot.was_read(CAPI_GROUP, "Machine"):
+        raise ClusterAccessError(snapshot.note_for(CAPI_GROUP, "Machine") or "cannot read Machines")
+    if pool.infra_unread:
+        raise ClusterAccessError(f"cannot read the infra pool of MachinePool {mp.name}")
+    nodes = snapshot.nodes_for(mp.namespace, mp.cluster)
+    if nodes is None or not nodes.read:
+        why = nodes.note if nodes is not None and nodes.note else "not read"
+        raise ClusterAccessError(f"the Nodes of Cluster {mp.namespace}/{mp.cluster}: {why}")
+
+
 @dataclass
 class _Pool:
     kube: Kube
@@ -108,15 +159,22 @@ class _Pool:
     carry: Carry
     ui: Callbacks
     deadline: float | None
+    # The Machines this run has replaced so far.
+    replaced: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def _name(self) -> str:
         return self.plan.pool.pool.name
 
     def _again(self) -> str:
-        return (
-            f"the restart is recorded on MachinePool {self.asked.namespace}/{self._name}: "
-            "run the same command again to go on"
+        return f"{self._left()}: run the same command again to go on"
+
+    def _left(self) -> str:
+        """What this run has changed so far: the record, and the Machines it replaced."""
+        ns = self.asked.namespace
+        replaced = ", ".join(f"Machine {ns}/{m}" for m in self.replaced)
+        return f"the restart is recorded on MachinePool {ns}/{self._name}" + (
+            f" (replaced by this run: {replaced})" if replaced else ""
         )
 
     def _read(self) -> tuple[Snapshot, PoolDescription]:
@@ -128,6 +186,7 @@ class _Pool:
             workload_kubeconfig=self.asked.workload_kubeconfig,
             warn=None,
         )
+        _readable(snapshot, pool)
         return snapshot, pool
 
     def restart(self) -> None:
@@ -137,7 +196,17 @@ class _Pool:
             self.ui.inform(f"Stopped: {self._again()}.")
             raise
         except Interrupted as stopped:
-            raise Interrupted(stopped.exit_code, f"{stopped.report}; {self._again()}") from None
+            again = "run the same command again to go on"
+            raise Interrupted(stopped.exit_code, f"{stopped.report}; {again}") from None
+        except MachinePoolError as err:
+            # The record is written: whatever failed after it leaves the pool changed.
+            left = self._left()
+            said = left in err.message  # the write engine names what it left, earlier included
+            raise IncompleteError(
+                err.message if said else f"{err.message.rstrip('.')}. Left changed: {left}",
+                hint=f"run the same command again to go on; check the state with: kubectl "
+                f"machinepool describe {self._name} -n {self.asked.namespace}",
+            ) from err
 
     def _replace_old(self) -> None:
         request = self.asked.request
@@ -155,30 +224,21 @@ class _Pool:
                 self.ui.inform(f"Not waiting for the replacements: {self._again()}.")
                 return
             if self.deadline is not None and time.monotonic() > self.deadline:
-                raise IncompleteError(
-                    f"timed out with {len(old)} old instance(s) of {self._name} left",
-                    hint=self._again(),
-                )
+                raise MachinePoolError(f"timed out with {len(old)} old instance(s) left")
             time.sleep(POLL)
 
     def _replace(self, machine: str, left: int) -> None:
         self.ui.inform(f"Replacing machine {machine} ({left} old instance(s) of {self._name} left)")
-        delete = deleting.DeleteMachine(
-            Wanted(machine=machine),
-            Mode.REPLACE,
-            pool=self._name,
-            drain_timeout=self.asked.request.drain_timeout,
-            workload_kubeconfig=self.asked.workload_kubeconfig,
-            request_timeout=self.kube.timeout,
-            namespace=self.asked.namespace,
-        )
+        delete = _replacement(self.kube, self.asked, self._name, machine)
         plan = deleting.plan_for(self.kube, delete, warn=self.ui.warn)
         if plan.refusals:
             raise RefusedError(
-                f"refused to replace machine {machine}: {plan.refusals[0].message}",
-                hint=self._again(),
+                f"replacing machine {machine} was refused: {plan.refusals[0].message}"
             )
-        outcome = deleting.execute(self.kube, plan, dry_run=False, warn=self.ui.warn)
+        outcome = deleting.execute(
+            self.kube, plan, dry_run=False, warn=self.ui.warn, earlier=(self._left(),)
+        )
+        self.replaced.append(machine)
         for line in outcome.lines:
             self.ui.report(line)
 

@@ -217,7 +217,7 @@ class _Run:
             self.lines.append(f"{write.target.kubectl_name} {write.done}")
         self.current = None
         if self.signals.received is not None:
-            done = "; ".join(f"{w.summary}: done" for w in self.applied)
+            done = "; ".join([*self.batch.earlier, *(f"{w.summary}: done" for w in self.applied)])
             raise Interrupted(
                 exit_code(self.signals.received),
                 f"after the last write; every write was made: {done}",
@@ -225,7 +225,7 @@ class _Run:
 
     def abandoned(self, signum: int) -> Interrupted:
         """A second signal cut the working out short: say what is known, and what is not."""
-        known = [f"{w.summary}: done" for w in self.applied]
+        known = [*self.batch.earlier, *(f"{w.summary}: done" for w in self.applied)]
         if self.current is not None and self.current not in self.applied:
             known.append(
                 f"{self.current.summary}: unknown, {self.current.target.display} must be checked"
@@ -279,7 +279,7 @@ class _Run:
         message = f"{step} failed: {err.message}. {self._state(taken, left)}"
         if self.signals.received is not None:  # a signal came while taking back
             raise Interrupted(exit_code(self.signals.received), message) from err
-        if left:
+        if left or self.batch.earlier:
             raise IncompleteError(message, hint=self.batch.check_hint) from err
         raise err.restated(message) from err
 
@@ -306,7 +306,7 @@ class _Run:
         raise Interrupted(exit_code(signum), f"{name} {when}. {self._state(taken, left)}")
 
     def _unknown(self, write: Write) -> str:
-        kept = [f"{w.summary}: done" for w in self.applied]
+        kept = [*self.batch.earlier, *(f"{w.summary}: done" for w in self.applied)]
         return "; ".join(
             [*kept, f"{write.summary}: unknown, {write.target.display} must be checked"]
         )
@@ -340,6 +340,7 @@ class _Run:
         return True
 
     def _state(self, taken: list[str], left: list[str]) -> str:
+        left = [*self.batch.earlier, *left]
         if left:
             back = f"Taken back: {'; '.join(taken)}. " if taken else ""
             return back + f"Left changed: {'; '.join(left)}"
@@ -355,7 +356,9 @@ def apply_writes(kube: Kube, batch: Batch, *, dry_run: bool, warn: Report) -> Ou
             with signals.sending():
                 still_as_planned(kube, batch)
         except Stop as stop:
-            raise Interrupted(exit_code(stop.signum), "Nothing was written") from None
+            earlier = "; ".join(batch.earlier)
+            said = f"Nothing more was written. Left changed: {earlier}" if earlier else None
+            raise Interrupted(exit_code(stop.signum), said or "Nothing was written") from None
         relied = {
             w.target.key: next(
                 r for r in batch.planned if dig(r, "metadata", "uid") == w.target.uid

@@ -118,6 +118,9 @@ class Batch:
     planned: tuple[RawObject, ...]
     # How the user checks the state when a failure leaves it changed or unknown.
     check_hint: str
+    # What the command changed before this batch and keeps whatever befalls it (a restart's
+    # record and the instances it replaced): every report of the batch names it as left.
+    earlier: tuple[str, ...] = ()
 
 
 def object_ref(raw: RawObject, plural: str) -> ObjectRef:

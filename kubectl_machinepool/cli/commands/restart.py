@@ -39,7 +39,7 @@ from kubectl_machinepool.render.color import ColorMode
     "--timeout",
     default="0",
     metavar="DURATION",
-    help="How long to go on before stopping (exit 1; run again to go on); 0: until done",
+    help="How long to go on before stopping (exit 5; run again to go on); 0: until done",
 )
 @flags.color
 @flags.access
@@ -69,8 +69,9 @@ def restart_command(
     removed once every instance is new. A pool whose provider cannot replace single instances
     is refused, with what rolls that provider instead; so is a paused or deleting pool.
     \b
-    Exit codes: 0 done (or nothing to do), 1 an error or --timeout passed (run again to go
-    on), 2 usage, 3 refused, 5 left changed (named), 130/143 interrupted (run again to go on).
+    Exit codes: 0 done (or nothing to do, or --no-wait), 1 an error (nothing written), 2 usage,
+    3 refused (nothing written), 5 stopped with the restart recorded (--timeout, a replacement
+    refused or failed; named, run again to go on), 130/143 interrupted (run again to go on).
     \b
     Examples:
       kubectl machinepool rollout restart docker-workers -n capi-dev
