@@ -47,16 +47,13 @@ from support.faultjudge import (
     REQUEST_TIMEOUT,
     Problem,
     cells_for,
-    common_problems,
     departs,
-    exit_problems,
     now,
     patch_body,
     problem,
     record,
     report,
-    step_problems,
-    unplanned,
+    write_problems,
 )
 from support.faultmatrix import Cell, Matrix, Outcome, changes_state
 from support.faultproxy import Seen
@@ -253,10 +250,13 @@ def _annotation_problems(config: Config, outcome: Outcome) -> list[str]:
 
 
 def delete_problems(config: Config, outcome: Outcome, clean: Outcome) -> list[Problem]:
-    messages = common_problems(outcome)
-    messages += unplanned(lambda key: _planned_fields(config, key), outcome)
-    messages += exit_problems(outcome, DELETE_EXIT_CODES, lambda o: _not_applied(config, o))
-    messages += step_problems(lambda seen, ns: _step(config, seen, ns), outcome)
+    messages = write_problems(
+        outcome,
+        planned=lambda key: _planned_fields(config, key),
+        codes=DELETE_EXIT_CODES,
+        not_applied=lambda o: _not_applied(config, o),
+        step_of=lambda seen, ns: _step(config, seen, ns),
+    )
     messages += _annotation_problems(config, outcome)
     return [problem(outcome, clean, m) for m in messages]
 

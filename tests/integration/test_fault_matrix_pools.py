@@ -27,15 +27,12 @@ from support.faultjudge import (
     REQUEST_TIMEOUT,
     Problem,
     cells_for,
-    common_problems,
-    exit_problems,
     now,
     patch_body,
     problem,
     record,
     report,
-    step_problems,
-    unplanned,
+    write_problems,
 )
 from support.faultmatrix import Cell, Matrix, Outcome
 from support.faultproxy import Seen
@@ -133,10 +130,9 @@ def _step(seen: Seen, ns: str) -> tuple[str, list[str]] | None:
 
 
 def upgrade_problems(outcome: Outcome, clean: Outcome) -> list[Problem]:
-    messages = common_problems(outcome)
-    messages += unplanned(_planned, outcome)
-    messages += exit_problems(outcome, EXIT_CODES, _not_applied)
-    messages += step_problems(_step, outcome)
+    messages = write_problems(
+        outcome, planned=_planned, codes=EXIT_CODES, not_applied=_not_applied, step_of=_step
+    )
     messages += _pairing_problems(outcome)
     return [problem(outcome, clean, m) for m in messages]
 
@@ -210,10 +206,13 @@ class PoolWrite:
         return None
 
     def problems(self, outcome: Outcome, clean: Outcome) -> list[Problem]:
-        messages = common_problems(outcome)
-        messages += unplanned(self.planned, outcome)
-        messages += exit_problems(outcome, EXIT_CODES, self.not_applied)
-        messages += step_problems(self.step, outcome)
+        messages = write_problems(
+            outcome,
+            planned=self.planned,
+            codes=EXIT_CODES,
+            not_applied=self.not_applied,
+            step_of=self.step,
+        )
         return [problem(outcome, clean, m) for m in messages]
 
 

@@ -23,14 +23,11 @@ from support.faultjudge import (
     REQUEST_TIMEOUT,
     Problem,
     cells_for,
-    common_problems,
-    exit_problems,
     now,
     problem,
     record,
     report,
-    step_problems,
-    unplanned,
+    write_problems,
 )
 from support.faultmatrix import Cell, Matrix, Outcome
 from support.faultproxy import Fault, Seen
@@ -93,10 +90,9 @@ def _step(seen: Seen, ns: str) -> tuple[str, list[str]] | None:
 
 
 def _problems(outcome: Outcome, clean: Outcome) -> list[Problem]:
-    messages = common_problems(outcome)
-    messages += unplanned(_planned, outcome)
-    messages += exit_problems(outcome, EXIT_CODES, _not_applied)
-    messages += step_problems(_step, outcome)
+    messages = write_problems(
+        outcome, planned=_planned, codes=EXIT_CODES, not_applied=_not_applied, step_of=_step
+    )
     return [problem(outcome, clean, m) for m in messages]
 
 

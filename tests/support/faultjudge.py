@@ -182,6 +182,22 @@ def common_problems(outcome: Outcome) -> list[str]:
     return messages + [f"proxy: {e}" for e in outcome.proxy_errors]
 
 
+def write_problems(
+    outcome: Outcome,
+    *,
+    planned: PlannedFields,
+    codes: set[int],
+    not_applied: Callable[[Outcome], list[str]],
+    step_of: StepOf,
+) -> list[str]:
+    """What a write command's run must hold, whatever the command: no traceback, only planned
+    fields changed, the exit code's promise, the failed step named."""
+    messages = common_problems(outcome)
+    messages += unplanned(planned, outcome)
+    messages += exit_problems(outcome, codes, not_applied)
+    return messages + step_problems(step_of, outcome)
+
+
 def patch_body(seen: Seen) -> dict[str, Any]:
     try:
         body = json.loads(seen.body or b"{}")
