@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support.live import LiveCluster
-from support.livepool import INFRA_GROUP, LivePool, legacy_status, live_pool
+from support.livepool import INFRA_GROUP, LivePool, budgeted_pods, legacy_status, live_pool
 from support.provider import AWS, AZURE, Personality
 from support.run import Result, run_cli
 
@@ -262,44 +262,6 @@ def test_node_recreated_with_the_same_name(
             assert found["MP0701"]["instances"] == [name]
 
 
-def _budgeted_pods(pool: LivePool) -> None:
-    """On pool-0: one pod whose budget allows nothing, one whose budget allows one eviction
-    (its twin runs on pool-1)."""
-    for name, node in (("blocked", "pool-0"), ("free", "pool-0"), ("free-twin", "pool-1")):
-        app = name.removesuffix("-twin")
-        pool.api.create(
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": name, "namespace": pool.namespace, "labels": {"app": app}},
-                "spec": {
-                    "nodeName": pool.node_name(node),
-                    "containers": [{"name": "app", "image": "example.invalid/app:1"}],
-                },
-            }
-        )
-    for app in ("blocked", "free"):
-        pool.api.create(
-            {
-                "apiVersion": "policy/v1",
-                "kind": "PodDisruptionBudget",
-                "metadata": {"name": app, "namespace": pool.namespace},
-                "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
-            }
-        )
-    budgets = f"/apis/policy/v1/namespaces/{pool.namespace}/poddisruptionbudgets"
-    pool.wait(
-        "budgets computed by the disruption controller",
-        lambda: (
-            {
-                b["metadata"]["name"]: (b.get("status") or {}).get("disruptionsAllowed")
-                for b in pool.api.request("GET", budgets)["items"]
-            }
-            == {"blocked": 0, "free": 1}
-        ),
-    )
-
-
 def _pod_names(pool: LivePool) -> set[str]:
     pods = pool.api.request("GET", pool.path("pods", group=""))["items"]
     return {p["metadata"]["name"] for p in pods if not p["metadata"].get("deletionTimestamp")}
@@ -310,7 +272,7 @@ def test_replace_drains_through_real_budgets_and_a_replacement_follows(
 ) -> None:
     with live_pool(live, AZURE, replicas=2) as pool:
         pool.wait_running(2)
-        _budgeted_pods(pool)
+        budgeted_pods(pool)
         refused = plugin(capsys, pool, "delete-machine", "pool-0", "--yes", "--no-wait")
         assert refused.code == 3
         assert "blocked (pods blocked)" in refused.out

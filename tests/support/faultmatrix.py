@@ -29,6 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -275,6 +276,7 @@ class _Site:
             injection = Injection(cell.fault, index=cell.index)
         paging = Paging(cell.paging, _namespaced) if cell.paging else None
         self.proxy.arm(injection, paging)
+        _after_their_second(loaded)
         interrupter = _Interrupter(self.proxy) if cell.interrupt else None
         started = time.monotonic()
         code, out, err = invoke(argv)
@@ -310,6 +312,16 @@ class _Site:
             tuple(self.proxy.errors),
             seconds,
         )
+
+
+def _after_their_second(loaded: Loaded) -> None:
+    """Start in a later second than the namespace's objects were made, as a user's command
+    does: the API server stamps creation in whole seconds, and rollout restart counts an
+    instance made in the second it begins as new."""
+    stamps = [obj.get("metadata", {}).get("creationTimestamp") for obj in loaded.objects.values()]
+    made = max((datetime.fromisoformat(t) for t in stamps if isinstance(t, str)), default=None)
+    while made is not None and datetime.now(UTC) < made + timedelta(seconds=1):
+        time.sleep(0.05)
 
 
 class _Interrupter:

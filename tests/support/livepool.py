@@ -281,3 +281,41 @@ def live_pool(
         for node in live.api.request("GET", "/api/v1/nodes")["items"]:
             if node["metadata"]["name"].startswith(namespace + "-"):
                 live.api.request("DELETE", f"/api/v1/nodes/{node['metadata']['name']}")
+
+
+def budgeted_pods(pool: LivePool) -> None:
+    """On pool-0: one pod whose budget allows nothing, one whose budget allows one eviction
+    (its twin runs on pool-1)."""
+    for name, node in (("blocked", "pool-0"), ("free", "pool-0"), ("free-twin", "pool-1")):
+        app = name.removesuffix("-twin")
+        pool.api.create(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": name, "namespace": pool.namespace, "labels": {"app": app}},
+                "spec": {
+                    "nodeName": pool.node_name(node),
+                    "containers": [{"name": "app", "image": "example.invalid/app:1"}],
+                },
+            }
+        )
+    for app in ("blocked", "free"):
+        pool.api.create(
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": app, "namespace": pool.namespace},
+                "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+            }
+        )
+    budgets = f"/apis/policy/v1/namespaces/{pool.namespace}/poddisruptionbudgets"
+    pool.wait(
+        "budgets computed by the disruption controller",
+        lambda: (
+            {
+                b["metadata"]["name"]: (b.get("status") or {}).get("disruptionsAllowed")
+                for b in pool.api.request("GET", budgets)["items"]
+            }
+            == {"blocked": 0, "free": 1}
+        ),
+    )
