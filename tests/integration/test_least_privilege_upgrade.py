@@ -1,5 +1,6 @@
-"""The operator role (upgrade's and scale's writes) and the watch grants of the reader and workload roles
-(what following watches), on the real API server, each grant shown to be needed.
+"""The operator role (upgrade's, scale's and restart's writes) and the watch grants of the
+reader and workload roles (what following watches), on the real API server, each grant shown to
+be needed; restart with the deleter role beside them.
 
 The seeded CAPD pool is upgraded (v1.34.0 to v1.34.1) in dry runs that the missing grant makes
 fail, and followed by `rollout status` while its new spec is not yet observed (no controllers
@@ -10,14 +11,18 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from support.controlplane import User
 from support.management import ManagementCluster
 from support.roles import (
+    DELETER,
     INFRA,
+    MACHINES,
     OPERATOR,
     POOL,
     READER,
@@ -150,3 +155,20 @@ def test_reader_and_operator_upgrade_and_follow_without_a_refusal(seeded: Seeded
     assert f"machinepool.cluster.x-k8s.io/{POOL} patched" in run.out
     assert "forbidden" not in run.err
     assert "cannot watch" not in run.err
+
+
+def test_reader_operator_and_deleter_restart_without_a_refusal(seeded: Seeded, capsys) -> None:
+    """rollout restart records its start (the operator's patch on machinepools) and replaces
+    through delete-machine (the deleter's grants): the three roles together refuse nothing."""
+    roles = install_roles(seeded.mgmt)
+    user = seeded.user("restarter", roles[READER], roles[OPERATOR], roles[DELETER])
+    made = datetime.now(UTC).replace(microsecond=0)
+    while datetime.now(UTC).replace(microsecond=0) <= made:  # the Machines are older (restart)
+        time.sleep(0.05)
+    ns = seeded.namespace
+    run = cli(capsys, user, "rollout", "restart", POOL, "-n", ns, "--yes", "--no-wait")
+    assert run.code == 0, run.out + run.err
+    assert f"machinepool.{CAPI}/{POOL} annotated" in run.out
+    assert f"machine.{CAPI}/{MACHINES[0]} deleted" in run.out
+    assert "forbidden" not in run.err
+    assert "you may not" not in run.out

@@ -2,15 +2,20 @@
 personalities: the VMSS one (single instances replaced) restarts a pool of three, refused first
 while a PodDisruptionBudget blocks the first drain (another allows one eviction), then with
 --drain-timeout, stopped by Ctrl-C after the first replacement and gone on with by the same
-command, every instance new at the end and never more than one unavailable (sampled all along);
-the ASG one is refused with what rolls it."""
+command: every instance new at the end, and never more than one unavailable after any change
+the watches of the Machines and the Nodes sent. The ASG one is refused with what rolls it."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import signal
+import socket
 import threading
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from support.live import LiveCluster
@@ -26,21 +31,61 @@ REPLICAS = 3
 
 
 class Availability:
-    """The pool's available instances (a Machine not going whose Node is Ready), sampled in a
-    thread until stopped: the fewest seen."""
+    """The pool's available instances (a Machine not going whose Node is Ready) after every
+    change the API server sends on watches of the Machines and the Nodes: the fewest seen."""
 
     def __init__(self, pool: LivePool) -> None:
         self.pool = pool
         self.fewest = REPLICAS
-        self.samples = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
+        self.events = 0
+        self._lock = threading.Lock()
+        self._machines: dict[str, Obj] = {}
+        self._nodes: dict[str, Obj] = {}
+        self._open: list[tuple[http.client.HTTPSConnection, http.client.HTTPResponse]] = []
+        self._threads = [
+            self._watch(pool.path("machines"), self._machines, lambda _: True),
+            self._watch("/api/v1/nodes", self._nodes, lambda n: n.startswith(pool.namespace)),
+        ]
+
+    def _watch(self, path: str, into: dict[str, Obj], mine: Any) -> threading.Thread:
+        listed = self.pool.api.request("GET", path)
+        for obj in listed["items"]:
+            if mine(obj["metadata"]["name"]):
+                into[obj["metadata"]["name"]] = obj
+        version = listed["metadata"]["resourceVersion"]
+        where = urlsplit(self.pool.api.server)
+        conn = http.client.HTTPSConnection(
+            where.hostname or "", where.port, context=self.pool.api.context, timeout=300
+        )
+        conn.request("GET", f"{path}?watch=1&resourceVersion={version}")
+        response = conn.getresponse()
+        self._open.append((conn, response))
+
+        def follow() -> None:
+            try:
+                for line in response:
+                    event = json.loads(line)
+                    obj, name = event["object"], event["object"]["metadata"]["name"]
+                    if not mine(name):
+                        continue
+                    with self._lock:
+                        if event["type"] == "DELETED":
+                            into.pop(name, None)
+                        else:
+                            into[name] = obj
+                        self.fewest = min(self.fewest, self._available())
+                        self.events += 1
+            except (OSError, ValueError, AttributeError):
+                pass  # stopped: its socket was shut down
+
+        thread = threading.Thread(target=follow, daemon=True)
+        thread.start()
+        return thread
 
     def _available(self) -> int:
         ready = {
-            n["metadata"]["name"]
-            for n in self.pool.nodes()
+            name
+            for name, n in self._nodes.items()
             if not n["metadata"].get("deletionTimestamp")
             and any(
                 c["type"] == "Ready" and c["status"] == "True"
@@ -49,19 +94,21 @@ class Availability:
         }
         return sum(
             1
-            for m in self.pool.machines()
+            for m in self._machines.values()
             if not m["metadata"].get("deletionTimestamp")
             and ((m.get("status") or {}).get("nodeRef") or {}).get("name") in ready
         )
 
-    def _sample(self) -> None:
-        while not self._stop.wait(0.2):
-            self.fewest = min(self.fewest, self._available())
-            self.samples += 1
-
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
+        # Shut down, not closed: a read blocked in the other thread returns at once.
+        for conn, _ in self._open:
+            with suppress(OSError):
+                conn.sock.shutdown(socket.SHUT_RDWR)
+        for thread in self._threads:
+            thread.join(10)
+        for conn, response in self._open:
+            response.close()
+            conn.close()
 
 
 def _started(pool: LivePool) -> str | None:
@@ -105,7 +152,7 @@ def test_a_restart_replaces_every_instance_one_at_a_time_and_goes_on_after_ctrl_
         assert len(after) == REPLICAS
         assert after.isdisjoint(before)
         assert _started(pool) is None
-        assert watching.samples > 0
+        assert watching.events > 0
         assert watching.fewest >= REPLICAS - 1
 
 
