@@ -9,7 +9,8 @@ namespace as before; 5: the record and every Machine left changed named, with a 
 Ctrl-C: what is left named), wherever the fault lands: in the record's batch, between batches,
 or in a replacement's. Its reads are upgrade's and delete-machine's (app/planning.read_pools,
 app/deleting.plan_for), faulted with every kind in their matrices: here the cells start at the
-first access review, and a read gets one kind (403), unless FAULT_MATRIX_FULL=1.
+first access review, and a read or an access review gets one kind (403), unless
+FAULT_MATRIX_FULL=1.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from support.faultjudge import (
     report,
     write_problems,
 )
-from support.faultmatrix import Cell, Matrix, Outcome
+from support.faultmatrix import Cell, Matrix, Outcome, changes_state
 from support.faultproxy import Fault, Seen
 from support.faultstate import ObjectKey
 
@@ -97,12 +98,13 @@ def _problems(outcome: Outcome, clean: Outcome) -> list[Problem]:
 
 
 def _kept(cell: Cell, clean: Outcome) -> bool:
-    """Every fault on the requests that write; on a read, one refusal (403): each read after
-    the record ends the restart the same way whatever fails it (exit 5, the record named), and
-    every kind on these reads is faulted in the upgrade and delete-machine matrices."""
+    """Every fault on the requests that write; on a read or an access review, one refusal
+    (403): each ends the restart the same way whatever fails it (after the record: exit 5, the
+    record named), and every kind on these requests is faulted in the upgrade and
+    delete-machine matrices."""
     if cell.paging is not None:
         return True
-    return clean.log[(cell.index or 1) - 1].method != "GET" or cell.fault is Fault.FORBIDDEN
+    return changes_state(clean.log[(cell.index or 1) - 1]) or cell.fault is Fault.FORBIDDEN
 
 
 # v1beta1 sends the same requests under other versions; FAULT_MATRIX_FULL=1 runs it too.
