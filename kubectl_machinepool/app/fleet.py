@@ -7,22 +7,18 @@ Library code: no click, no printing.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
+from kubectl_machinepool.app.forked import default_parallel, run_forked
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.kubefiles import kubeconfig_paths
-from kubectl_machinepool.kube.parallel import start_daemon
 from kubectl_machinepool.model.fleet import Read
 
 T = TypeVar("T")
 
-# Contexts read at once. Each read runs its own LISTs side by side (parallel.MAX_PARALLEL
-# in all), so more contexts at once would only queue behind them.
-MAX_CONTEXTS = 4
 # Without --request-timeout one read waits for its server, and its credential plugin, forever; in
 # a fleet an unreachable context (or a hung plugin) must become a note, not a hang. The bound also
 # keeps each plugin from prompting: several run at once (execplugin.py).
@@ -55,32 +51,32 @@ def contexts(access: AccessOptions, wanted: Sequence[str], every: bool) -> list[
 
 
 def read_each(
-    access: AccessOptions, names: Sequence[str], read: Callable[[AccessOptions], T]
-) -> list[Read[T]]:
-    """read() once per context, at most MAX_CONTEXTS at once; in the order of names."""
+    access: AccessOptions,
+    names: Sequence[str],
+    read: Callable[[AccessOptions], T],
+    parallel: int | None = None,
+) -> Iterator[Read[T]]:
+    """read() once per context, each in its own process, `parallel` at once (default: one per
+    core); yielded in the order of names, each as soon as it and those before it are in.
+
+    What read() returns travels back pickled: the caller makes it small (what it will print),
+    and the objects it was made from stay in the child."""
     timeout = access.request_timeout or FLEET_REQUEST_TIMEOUT
-    found: dict[str, Read[T]] = {}
-    slots = threading.BoundedSemaphore(MAX_CONTEXTS)
-    failures: list[BaseException] = []
 
-    def one(name: str) -> None:
-        with slots:
+    def reading(name: str) -> Callable[[], Read[T]]:
+        def call() -> Read[T]:
             try:
-                value = read(replace(access, context=name, request_timeout=timeout))
+                return Read(name, read(replace(access, context=name, request_timeout=timeout)))
             except MachinePoolError as err:
-                found[name] = Read(name, None, err.message)
-            except BaseException as err:  # a bug, not a context's fault: the caller sees it
-                failures.append(err)
-            else:
-                found[name] = Read(name, value)
+                return Read(name, None, err.message)
 
-    # Daemon threads, as parallel.py's: a silent server must not outlive Ctrl-C.
-    threads = [start_daemon(one, n) for n in names]
-    for thread in threads:
-        thread.join()
-    if failures:
-        raise failures[0]
-    return [found[name] for name in names]
+        return call
+
+    def died(index: int, why: str) -> Read[T]:
+        return Read(names[index], None, why)
+
+    calls = [reading(name) for name in names]
+    return run_forked(calls, parallel or default_parallel(), died)
 
 
 def read_fleet(
@@ -89,18 +85,21 @@ def read_fleet(
     *,
     wanted: Sequence[str],
     every: bool,
+    parallel: int | None,
     notes_of: Callable[[T], Iterable[str]],
     warn: Callable[[str], None],
-) -> list[Read[T]]:
-    """Each context asked for, read: a context not read, and what a read one could not read,
-    is warned under the context's name; when no context could be read, that is the error."""
-    reads = read_each(access, contexts(access, wanted, every), read)
-    for one in reads:
+) -> Iterator[Read[T]]:
+    """Each context asked for, read, in order as each is in: a context not read, and what a
+    read one could not read, is warned under the context's name; when no context could be
+    read, that is the error, once the last is in."""
+    some = False
+    for one in read_each(access, contexts(access, wanted, every), read, parallel):
         if one.value is None:
             warn(f"context {one.context} not read: {one.error}")
-            continue
-        for note in notes_of(one.value):
-            warn(f"context {one.context}: {note}")
-    if all(one.value is None for one in reads):
+        else:
+            some = True
+            for note in notes_of(one.value):
+                warn(f"context {one.context}: {note}")
+        yield one
+    if not some:
         raise MachinePoolError("no context could be read", hint="check the warnings above")
-    return reads

@@ -12,10 +12,13 @@ from kubectl_machinepool.render.color import ColorMode
 
 @dataclass(frozen=True, slots=True)
 class FleetOptions:
-    """--contexts and --all-contexts: which management clusters a fleet view reads."""
+    """--contexts, --all-contexts and --parallel: which management clusters a fleet view reads,
+    and how many at once."""
 
     contexts: tuple[str, ...] = ()
     every: bool = False
+    # Contexts read at once, each in its own process; None: one per core.
+    parallel: int | None = None
 
     @property
     def asked(self) -> bool:

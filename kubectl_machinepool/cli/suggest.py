@@ -105,17 +105,17 @@ def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
     return [what, files, *scope]
 
 
-def _from_cluster(
-    ctx: click.Context, incomplete: str, what: str, read: Callable[[], Read]
-) -> list[CompletionItem]:
-    """read(): the kube.names reader, imported only when the cache has no answer."""
+def _from_cluster(ctx: click.Context, incomplete: str, reader: str) -> list[CompletionItem]:
+    """The values kube.names.<reader> reads, that module imported only when the cache has no
+    answer."""
     params = _params(ctx)
 
     def produce() -> Values:
-        from kubectl_machinepool.kube.names import read_names
+        from kubectl_machinepool.kube import names
 
-        return read_names(
-            read(),
+        read: Read = getattr(names, reader)
+        return names.read_names(
+            read,
             kubeconfig=params.get("kubeconfig"),
             context=params.get("context"),
             namespace=params.get("namespace"),
@@ -126,64 +126,31 @@ def _from_cluster(
         )
 
     try:
-        return _offer(_cached(_cache_key(what, params), produce), incomplete)
+        return _offer(_cached(_cache_key(reader, params), produce), incomplete)
     except Exception:  # completion answers nothing rather than break the shell
         return []
 
 
-def pool_names(
-    ctx: click.Context, _param: click.Parameter, incomplete: str
-) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import pools
-
-        return pools
-
-    return _from_cluster(ctx, incomplete, "pools", read)
+Completer = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
 
 
-def cluster_names(
-    ctx: click.Context, _param: click.Parameter, incomplete: str
-) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import clusters
+def _values_of(reader: str) -> Completer:
+    def complete(
+        ctx: click.Context, _param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        return _from_cluster(ctx, incomplete, reader)
 
-        return clusters
-
-    return _from_cluster(ctx, incomplete, "clusters", read)
+    return complete
 
 
-def machine_names(
-    ctx: click.Context, _param: click.Parameter, incomplete: str
-) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import machines
-
-        return machines
-
-    return _from_cluster(ctx, incomplete, "machines", read)
-
-
-def node_names(
-    ctx: click.Context, _param: click.Parameter, incomplete: str
-) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import nodes
-
-        return nodes
-
-    return _from_cluster(ctx, incomplete, "nodes", read)
-
-
-def namespace_names(
-    ctx: click.Context, _param: click.Parameter, incomplete: str
-) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import namespaces
-
-        return namespaces
-
-    return _from_cluster(ctx, incomplete, "namespaces", read)
+pool_names = _values_of("pools")
+cluster_names = _values_of("clusters")
+machine_names = _values_of("machines")
+node_names = _values_of("nodes")
+namespace_names = _values_of("namespaces")
+# upgrade's --version: versions the pools and topologies ask for; --set: the infra kinds' fields.
+versions = _values_of("versions")
+set_paths = _values_of("set_paths")
 
 
 def context_values(
@@ -200,21 +167,3 @@ def context_values(
     except Exception:  # a broken kubeconfig offers nothing, quietly
         return []
     return _offer(values, incomplete)
-
-
-def versions(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import versions
-
-        return versions
-
-    return _from_cluster(ctx, incomplete, "versions", read)
-
-
-def set_paths(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    def read() -> Read:
-        from kubectl_machinepool.kube.names import set_paths
-
-        return set_paths
-
-    return _from_cluster(ctx, incomplete, "set-paths", read)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kubectl_machinepool.model.pool import MachinePool
+
 T = TypeVar("T")
 
 
@@ -16,3 +18,13 @@ class Read(Generic[T]):
     context: str
     value: T | None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class ContextPools:
+    """One context's MachinePools for list, made in the process that read the context."""
+
+    pools: tuple[MachinePool, ...]
+    # The namespace read (None: every namespace).
+    namespace: str | None
+    notes: tuple[str, ...]

@@ -2,7 +2,7 @@
 asserts none.
 
     .venv/bin/python tests/benchmarks/exportfleet.py [--n 1000] [--contexts 10] [--runs 5]
-        [--bin DIR]
+        [--large-fleet 50] [--bin DIR]
 
 On a fresh etcd with a management and a workload API server (tests/benchmarks/scaleload.py),
 one pool of N instances with MachinePool Machines (the `machines` shape of scale.py) is loaded.
@@ -13,7 +13,8 @@ Then, each command --runs times in rounds of seeded shuffled order:
 - the fleet view: `list -A` and `diagnose -n NS` with --contexts naming --contexts contexts
   that all point at the same management server (so every context reads the N instances),
   against the same command with --context naming one of them; the ratio says how much of a
-  sequential walk over the contexts the parallel one costs.
+  sequential walk over the contexts the parallel one costs, printed beside issue 31's targets;
+- once after the rounds, `diagnose` over --large-fleet contexts (50 by default): time and memory.
 
 Everything listens on 127.0.0.1 and stops when the script ends.
 """
@@ -90,6 +91,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--bin", type=Path, help="directory of the installed console scripts")
+    parser.add_argument(
+        "--large-fleet",
+        type=int,
+        default=50,
+        help="contexts of one diagnose run after the rounds (0: none)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     plugins = (args.bin or Path(sys.executable).parent).resolve()
@@ -112,9 +119,25 @@ def main() -> None:
                     )
                 written = sizes(work)
             report(measured, written, args)
+            if args.large_fleet:
+                large(grown.pair, plugins, work, env, args)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
+
+
+def large(
+    pair: Pair, plugins: Path, work: Path, env: dict[str, str], args: argparse.Namespace
+) -> None:
+    """One diagnose over --large-fleet contexts of the N instances: its time and memory."""
+    contexts = fleet_kubeconfig(pair, args.large_fleet, work / "fleet.yaml")
+    [*_, command] = commands(pair, plugins, work, contexts)
+    outcome = run(command, env, pair.audit_logs(), args.timeout)
+    print(
+        f"\ndiagnose, {args.large_fleet} contexts of {args.n} instances (once): "
+        f"{outcome.seconds:.2f} s, peak RSS {outcome.rss_kib / 1024:.0f} MB, "
+        f"{outcome.request_count} requests"
+    )
 
 
 def report(
@@ -141,6 +164,17 @@ def report(
             f"{verb}: {args.contexts} contexts took {many / one:.2f}x one context "
             f"({many:.2f} s against {one:.2f} s; {args.contexts} times one context: {args.contexts * one:.2f} s)"
         )
+    print("\nAgainst the targets of issue 31 (diagnose, the judging command):\n")
+    print("| target | measured | verdict |")
+    print("|---|---|---|")
+    one, many = "diagnose, one context", f"diagnose, {args.contexts} contexts"
+    ratio = median[many] / median[one]
+    rss = {k: statistics.median(o.rss_kib for o in measured[k]) / 1024 for k in (one, many)}
+    for target, value, limit in (
+        (f"{args.contexts} contexts <= 5.5x one context's time", ratio, 5.5),
+        (f"{args.contexts} contexts' peak RSS <= 2x one context's", rss[many] / rss[one], 2.0),
+    ):
+        print(f"| {target} | {value:.2f}x | {'met' if value <= limit else 'NOT met'} |")
 
 
 if __name__ == "__main__":

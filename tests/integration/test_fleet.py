@@ -15,10 +15,13 @@ import yaml
 from support.execplugins import FOREVER, FORKS, exec_user, left_running, pids_of, plugin, reap
 from support.management import ManagementCluster, create_scenario, delete_nodes
 from support.objects import NOW
-from support.run import run_cli, start_plugin
+from support.run import Lines, run_cli, start_plugin
 from support.scenarios import SCENARIOS
 
 AT = NOW.isoformat().replace("+00:00", "Z")
+# A credential plugin that fails once the test creates its ".go" file: a context that is read
+# only when the test says so.
+WAITS = 'while [ ! -e "{pids}.go" ]; do sleep 0.05; done\nexit 1\n'
 
 
 def closed_port() -> int:
@@ -149,10 +152,12 @@ def test_a_fleet_of_unreachable_contexts_fails_and_bad_flags_are_usage_errors(
         (("--contexts", "east", "--context", "west"), "error: --context names one cluster"),
         (("--contexts", "east", "--all-contexts"), "error: --contexts and --all-contexts exclude"),
         (("--contexts", "east", "-f", "-"), "error: a fleet view reads live clusters"),
+        (("--parallel", "2"), "error: --parallel reads a fleet"),
+        (("--contexts", "east", "--parallel", "0"), "Error: Invalid value for '--parallel'"),
     ):
         refused = run_cli(capsys, "diagnose", *flags, *args)
         assert refused.code != 0, flags
-        assert refused.err.startswith(message), (flags, refused.err)
+        assert message in refused.err, (flags, refused.err)
 
 
 def test_list_puts_every_context_in_one_table_and_one_document(fleet, capsys) -> None:
@@ -302,3 +307,36 @@ def test_credential_files_that_never_end_are_a_warning(fleet, tmp_path) -> None:
             f"warning: context {context} not read: cannot read {path}: it is {kind}, "
             "not a regular file"
         ) in err.splitlines()
+
+
+def test_diagnose_prints_each_context_as_soon_as_it_and_those_before_it_are_in(
+    fleet, tmp_path
+) -> None:
+    """east's diagnosis is out while the context after it still waits for its credentials
+    (each context is read in its own process); the fleet's last line once that one ended."""
+    namespace, config = fleet
+    document = yaml.safe_load(Path(config).read_text())
+    cluster = document["contexts"][0]["context"]["cluster"]
+    script, pids = plugin(tmp_path, "exec-waits", WAITS)
+    document["users"].append({"name": "exec-waits", "user": exec_user(script)})
+    document["contexts"].append(
+        {"name": "exec-waits", "context": {"cluster": cluster, "user": "exec-waits"}}
+    )
+    Path(config).write_text(yaml.safe_dump(document))
+    args = ["diagnose", "-n", namespace, "--kubeconfig", config, "--now", AT]
+    tool = start_plugin(
+        [*args, "--contexts", "east,exec-waits", "--request-timeout", "300s"], tmp_path
+    )
+    with Lines(tool) as lines:
+        east = lines.until("(Cluster API ")  # the last line of east's block
+        Path(f"{pids}.go").touch()
+        out, err = lines.end()
+    assert tool.returncode == 0, err
+    assert east[0] == "Context east"
+    assert out[len(east) :] == [
+        "",
+        "Context exec-waits: not read: " + err.split("not read: ", 1)[1].splitlines()[0],
+        "",
+        out[-1],
+    ]
+    assert out[-1].startswith("Fleet: 1 of 2 contexts read; ")

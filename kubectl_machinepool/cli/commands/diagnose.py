@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from kubectl_machinepool.diagnostics.core import Finding
     from kubectl_machinepool.model.fleet import Read
     from kubectl_machinepool.render.findings import DiagnosisView
+    from kubectl_machinepool.render.fleet import ContextDiagnosis
 
 
 class FindingsAbove(MachinePoolError):
@@ -109,12 +110,13 @@ def diagnose_command(
             raise UsageError("a fleet view is read once", hint="drop --watch")
         flags.fleet_only_live(access, source)
         views = _fleet_views(
-            env, access, fleet, pools, view_of=view_of, now=source.now or env.now()
-        )
-        _show_fleet(env, views, output.format, color)
-        findings = [f for read in views if read.value for f in read.value.findings]
-        unread = sum(1 for read in views if read.value is None)
-        _fail_on(fail_on, findings, unread=(unread, len(views)))
+            env, access, fleet, pools, view_of=view_of, fmt=output.format,
+            now=source.now or env.now(),
+        )  # fmt: skip
+        reads = _show_fleet(env, views, output.format, color)
+        findings = [f for read in reads if read.value for f in read.value.findings]
+        unread = sum(1 for read in reads if read.value is None)
+        _fail_on(fail_on, findings, unread=(unread, len(reads)))
         return
     if watch:
         flags.live_only(source, "--watch")
@@ -165,36 +167,54 @@ def _fleet_views(
     pools: PoolScope,
     *,
     view_of: Callable[[Loaded], DiagnosisView],
+    fmt: str,
     now: datetime,
-) -> list[Read[DiagnosisView]]:
-    """Each context diagnosed; what a context could not read is warned under its name."""
+) -> Iterator[Read[ContextDiagnosis]]:
+    """Each context diagnosed in its own process, which sends back what will be shown; what a
+    context could not read is warned under its name."""
     from kubectl_machinepool.app import fleet as fleets
     from kubectl_machinepool.app import reading
+    from kubectl_machinepool.render.fleet import context_diagnosis
 
-    def diagnosed(at: AccessOptions) -> DiagnosisView:
-        return view_of(reading.load_description(at, Source(), pools, now, None, report_extras=True))
+    def diagnosed(at: AccessOptions) -> ContextDiagnosis:
+        loaded = reading.load_description(at, Source(), pools, now, None, report_extras=True)
+        return context_diagnosis(view_of(loaded), fmt, env.width)
 
     return fleets.read_fleet(
         access,
         diagnosed,
         wanted=fleet.contexts,
         every=fleet.every,
-        notes_of=lambda view: view.description.all_notes,
+        parallel=fleet.parallel,
+        notes_of=lambda diagnosis: diagnosis.notes,
         warn=env.warn,
     )
 
 
 def _show_fleet(
-    env: Environment, views: list[Read[DiagnosisView]], output_format: str, color: bool
-) -> None:
+    env: Environment, reads: Iterator[Read[ContextDiagnosis]], output_format: str, color: bool
+) -> list[Read[ContextDiagnosis]]:
+    """Text: each context's block as soon as it is in (and, as a run where no context could be
+    read prints none, once one was); a document: once all are."""
     from kubectl_machinepool.render import fleet as render
 
+    shown: list[Read[ContextDiagnosis]] = []
+    printed, some = 0, False
+    for read in reads:
+        shown.append(read)
+        some = some or read.value is not None
+        if output_format != "text" or not some:
+            continue
+        for i in range(printed, len(shown)):
+            env.out(render.diagnosis_block(shown[i], first=i == 0), nl=False, color=color)
+        printed = len(shown)
     if output_format == "text":
-        env.out(render.diagnosis_text(views, width=env.width), nl=False, color=color)
-        return
+        env.out(render.diagnosis_summary(shown), nl=False, color=color)
+        return shown
     from kubectl_machinepool.render.structured import write_document
 
-    write_document(render.diagnosis_fleet_document(views), output_format, env.write)
+    write_document(render.diagnosis_fleet_document(shown), output_format, env.write)
+    return shown
 
 
 @click.command("explain", context_settings=CONTEXT_SETTINGS)

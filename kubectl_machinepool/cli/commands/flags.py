@@ -334,13 +334,15 @@ rules = group(
 )
 
 
-def _fleet(contexts: tuple[str, ...], all_contexts: bool) -> FleetOptions:
+def _fleet(contexts: tuple[str, ...], all_contexts: bool, parallel: int | None) -> FleetOptions:
     names = tuple(n.strip() for value in contexts for n in value.split(","))
     if any(not n for n in names):
         raise UsageError(f"invalid value {','.join(contexts)!r} for --contexts", hint="NAME,NAME")
     if names and all_contexts:
         raise UsageError("--contexts and --all-contexts exclude each other", hint="drop one")
-    return FleetOptions(names, all_contexts)
+    if parallel is not None and not (names or all_contexts):
+        raise UsageError("--parallel reads a fleet", hint="add --contexts or --all-contexts")
+    return FleetOptions(names, all_contexts, parallel)
 
 
 fleet = group(
@@ -355,6 +357,12 @@ fleet = group(
         ),
         click.option(
             "--all-contexts", is_flag=True, help="Read every context of the kubeconfig side by side"
+        ),
+        click.option(
+            "--parallel",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Contexts read at once, each in its own process (default: one per core)",
         ),
     ],
     _fleet,

@@ -164,23 +164,31 @@ def _list_fleet(
 
     from kubectl_machinepool.app import fleet as fleets
     from kubectl_machinepool.app import reading
+    from kubectl_machinepool.model.fleet import ContextPools
     from kubectl_machinepool.model.pool import machine_pools
 
-    reads = fleets.read_fleet(
-        access,
-        lambda at: reading.load_pools(at, Source(), None),
-        wanted=fleet.contexts,
-        every=fleet.every,
-        notes_of=lambda read: read[0].notes,
-        warn=env.warn,
+    def listed(at: AccessOptions) -> ContextPools:
+        # In the context's own process: only the pools travel back, not the objects read.
+        snapshot, namespace = reading.load_pools(at, Source(), None)
+        return ContextPools(tuple(machine_pools(snapshot)), namespace, tuple(snapshot.notes))
+
+    reads = list(
+        fleets.read_fleet(
+            access,
+            listed,
+            wanted=fleet.contexts,
+            every=fleet.every,
+            parallel=fleet.parallel,
+            notes_of=lambda read: read.notes,
+            warn=env.warn,
+        )
     )
     found: list[MachinePool] = []
     namespaces = set()
     for read in reads:
         if read.value is not None:
-            snapshot, namespace = read.value
-            namespaces.add(namespace)
-            found += [replace(p, context=read.context) for p in machine_pools(snapshot)]
+            namespaces.add(read.value.namespace)
+            found += [replace(p, context=read.context) for p in read.value.pools]
     # Each context's pools in kubectl's order, contexts in the order asked; --sort-by over all.
     pools = ordered(found)
     # One namespace for all: no NAMESPACE column; -A, or contexts' own that differ: one.
