@@ -19,6 +19,7 @@ import pickle
 import selectors
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _CHUNK = 1 << 16
+# How long an interrupted child may take to stop what it started before it is killed.
+STOP_WAIT = 10.0
 PR_SET_PDEATHSIG = 1
 
 
@@ -79,8 +82,7 @@ def run_forked(
                 raise RuntimeError(f"a forked call failed:\n{value}")
             yield value  # type: ignore[misc]  # ok: the call's own value
     finally:
-        for child in running.values():
-            _kill(child)
+        _stop(list(running.values()))
         selector.close()
 
 
@@ -99,6 +101,9 @@ def _serve(call: Callable[[], T], fd: int, parent: int) -> None:
     code = 0
     try:
         _die_with_parent(parent)
+        # Ctrl-C reaches a child from the terminal and from the parent (_stop): the first ends
+        # the call, as it would in the parent, and the second must not cut its clean-up short.
+        signal.signal(signal.SIGINT, _interrupt_once)
         try:
             payload = pickle.dumps((True, call()), pickle.HIGHEST_PROTOCOL)
         except (KeyboardInterrupt, SystemExit):
@@ -139,8 +144,23 @@ def _ended(child: _Child, index: int, died: Callable[[int, str], T]) -> tuple[bo
     return True, died(index, why)
 
 
-def _kill(child: _Child) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(child.pid, signal.SIGKILL)
-    os.waitpid(child.pid, 0)
-    os.close(child.fd)
+def _interrupt_once(_signum: int, _frame: object) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def _stop(children: list[_Child]) -> None:
+    """Interrupt each child as Ctrl-C would, so that what it started (a credential plugin) is
+    stopped by its own clean-up; kill those still running STOP_WAIT later."""
+    for child in children:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child.pid, signal.SIGINT)
+    deadline = time.monotonic() + STOP_WAIT
+    for child in children:
+        while os.waitpid(child.pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(child.pid, signal.SIGKILL)
+                os.waitpid(child.pid, 0)
+                break
+            time.sleep(0.02)
+        os.close(child.fd)
