@@ -38,7 +38,8 @@ from support.faultmatrix import Cell, Matrix, Outcome
 from support.faultproxy import Seen
 from support.faultstate import ObjectKey
 
-pytestmark = pytest.mark.xdist_group("fault-matrix")
+# One worker for the pool-write matrices, another for delete-machine's (test_fault_matrix.py).
+pytestmark = pytest.mark.xdist_group("fault-matrix-pools")
 
 POOL = "dev-mp-0"
 INFRA = "infrastructure.cluster.x-k8s.io"

@@ -34,7 +34,8 @@ from support.faultmatrix import Cell, Matrix, Outcome, changes_state
 from support.faultproxy import Fault, Seen
 from support.faultstate import ObjectKey
 
-pytestmark = pytest.mark.xdist_group("fault-matrix")
+# One worker for the pool-write matrices, another for delete-machine's (test_fault_matrix.py).
+pytestmark = pytest.mark.xdist_group("fault-matrix-pools")
 
 POOL = "dev-mp-0"
 MACHINES = ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
