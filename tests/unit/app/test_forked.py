@@ -123,4 +123,3 @@ def test_a_caller_that_stops_early_leaves_no_child_behind(tmp_path: Path) -> Non
     results.close()
     with pytest.raises(ProcessLookupError):  # killed and reaped, not a zombie
         os.kill(pid, 0)
-
