@@ -38,8 +38,7 @@ from support.faultmatrix import Cell, Matrix, Outcome
 from support.faultproxy import Seen
 from support.faultstate import ObjectKey
 
-# One worker for the pool-write matrices, another for delete-machine's (test_fault_matrix.py).
-pytestmark = pytest.mark.xdist_group("fault-matrix-pools")
+pytestmark = pytest.mark.xdist_group("fault-matrix")
 
 POOL = "dev-mp-0"
 INFRA = "infrastructure.cluster.x-k8s.io"

@@ -34,8 +34,7 @@ from support.faultmatrix import Cell, Matrix, Outcome, changes_state
 from support.faultproxy import Fault, Seen
 from support.faultstate import ObjectKey
 
-# One worker for the pool-write matrices, another for delete-machine's (test_fault_matrix.py).
-pytestmark = pytest.mark.xdist_group("fault-matrix-pools")
+pytestmark = pytest.mark.xdist_group("fault-matrix")
 
 POOL = "dev-mp-0"
 MACHINES = ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
