@@ -55,12 +55,16 @@ def read_each(
     names: Sequence[str],
     read: Callable[[AccessOptions], T],
     parallel: int | None = None,
+    prepare: Callable[[], None] | None = None,
 ) -> Iterator[Read[T]]:
     """read() once per context, each in its own process, `parallel` at once (default: one per
     core); yielded in the order of names, each as soon as it and those before it are in.
 
     What read() returns travels back pickled: the caller makes it small (what it will print),
-    and the objects it was made from stay in the child."""
+    and the objects it was made from stay in the child. prepare() imports what read() will,
+    here, once: every child starts with it instead of importing it again."""
+    if prepare is not None:
+        prepare()
     timeout = access.request_timeout or FLEET_REQUEST_TIMEOUT
 
     def reading(name: str) -> Callable[[], Read[T]]:
@@ -86,6 +90,7 @@ def read_fleet(
     wanted: Sequence[str],
     every: bool,
     parallel: int | None,
+    prepare: Callable[[], None],
     notes_of: Callable[[T], Iterable[str]],
     warn: Callable[[str], None],
 ) -> Iterator[Read[T]]:
@@ -93,7 +98,7 @@ def read_fleet(
     read one could not read, is warned under the context's name; when no context could be
     read, that is the error, once the last is in."""
     some = False
-    for one in read_each(access, contexts(access, wanted, every), read, parallel):
+    for one in read_each(access, contexts(access, wanted, every), read, parallel, prepare):
         if one.value is None:
             warn(f"context {one.context} not read: {one.error}")
         else:

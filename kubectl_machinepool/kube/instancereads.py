@@ -34,7 +34,7 @@ def machine_kinds(infra: list[RawObject]) -> set[tuple[str, str, str]]:
 _MACHINES_WHY = "instances show without them"
 
 
-# The states module is imported while the reads run (app/reading._import_next), not before the
+# The states module is imported while the reads run (app/reading.import_next), not before the
 # first request: by the time a LIST's first object arrives it is there.
 def _machine_state() -> Callable[[RawObject], object]:
     from kubectl_machinepool.model.states import machine_state

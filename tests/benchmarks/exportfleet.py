@@ -2,7 +2,7 @@
 asserts none.
 
     .venv/bin/python tests/benchmarks/exportfleet.py [--n 1000] [--contexts 10] [--runs 5]
-        [--large-fleet 50] [--bin DIR]
+        [--large-fleet 50] [--parallel N] [--bin DIR]
 
 On a fresh etcd with a management and a workload API server (tests/benchmarks/scaleload.py),
 one pool of N instances with MachinePool Machines (the `machines` shape of scale.py) is loaded.
@@ -52,12 +52,14 @@ def fleet_kubeconfig(pair: Pair, count: int, path: Path) -> list[str]:
     return [c["name"] for c in config["contexts"]]
 
 
-def commands(pair: Pair, plugins: Path, work: Path, contexts: list[str]) -> list[Command]:
+def commands(
+    pair: Pair, plugins: Path, work: Path, contexts: list[str], parallel: list[str]
+) -> list[Command]:
     plugin = str(plugins / "kubectl-machinepool")
     fleet_config = str(work / "fleet.yaml")
     pool = SHAPES["machines"].pool
     one = ["--kubeconfig", fleet_config, "--context", contexts[0]]
-    many = ["--kubeconfig", fleet_config, "--contexts", ",".join(contexts)]
+    many = ["--kubeconfig", fleet_config, "--contexts", ",".join(contexts), *parallel]
     ns = ["-n", pair.namespace]
     exported = str(work / "out")
     return [
@@ -92,6 +94,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--bin", type=Path, help="directory of the installed console scripts")
     parser.add_argument(
+        "--parallel", type=int, help="the fleet commands' --parallel (default: theirs)"
+    )
+    parser.add_argument(
         "--large-fleet",
         type=int,
         default=50,
@@ -108,7 +113,8 @@ def main() -> None:
             env = environment(plugins, work)
             contexts = fleet_kubeconfig(grown.pair, args.contexts, work / "fleet.yaml")
             measured: dict[str, list[Outcome]] = {}
-            listed = commands(grown.pair, plugins, work, contexts)
+            parallel = ["--parallel", str(args.parallel)] if args.parallel else []
+            listed = commands(grown.pair, plugins, work, contexts, parallel)
             order = random.Random(16)
             written: dict[str, int] = {}
             for _ in range(args.runs):
@@ -131,7 +137,8 @@ def large(
 ) -> None:
     """One diagnose over --large-fleet contexts of the N instances: its time and memory."""
     contexts = fleet_kubeconfig(pair, args.large_fleet, work / "fleet.yaml")
-    [*_, command] = commands(pair, plugins, work, contexts)
+    parallel = ["--parallel", str(args.parallel)] if args.parallel else []
+    [*_, command] = commands(pair, plugins, work, contexts, parallel)
     outcome = run(command, env, pair.audit_logs(), args.timeout)
     print(
         f"\ndiagnose, {args.large_fleet} contexts of {args.n} instances (once): "

@@ -186,6 +186,7 @@ def _fleet_views(
         wanted=fleet.contexts,
         every=fleet.every,
         parallel=fleet.parallel,
+        prepare=lambda: reading.import_next(_renderers),
         notes_of=lambda diagnosis: diagnosis.notes,
         warn=env.warn,
     )

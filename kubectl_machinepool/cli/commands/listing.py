@@ -148,6 +148,12 @@ def list_command(
     env.out(drawn(pools, namespace, snapshot.captured), nl=False, color=color)
 
 
+def _pools_modules() -> None:
+    """What a fleet's children read and make pools with, imported once before they start."""
+    from kubectl_machinepool.kube import reads  # noqa: F401
+    from kubectl_machinepool.model import pool  # noqa: F401
+
+
 def _list_fleet(
     env: Environment,
     access: AccessOptions,
@@ -179,6 +185,7 @@ def _list_fleet(
             wanted=fleet.contexts,
             every=fleet.every,
             parallel=fleet.parallel,
+            prepare=_pools_modules,
             notes_of=lambda read: read.notes,
             warn=env.warn,
         )
