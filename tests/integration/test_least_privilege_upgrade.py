@@ -166,9 +166,14 @@ def test_reader_operator_and_deleter_restart_without_a_refusal(seeded: Seeded, c
     while datetime.now(UTC).replace(microsecond=0) <= made:  # the Machines are older (restart)
         time.sleep(0.05)
     ns = seeded.namespace
+    # Oldest first, names breaking ties: which Machine that is depends on the seconds the server
+    # stamped them in, so it is read from the server, not assumed.
+    listed = seeded.mgmt.api.request("GET", f"/apis/{CAPI}/v1beta2/namespaces/{ns}/machines")
+    stamps = {m["metadata"]["name"]: m["metadata"]["creationTimestamp"] for m in listed["items"]}
+    oldest = min(MACHINES, key=lambda name: (stamps[name], name))
     run = cli(capsys, user, "rollout", "restart", POOL, "-n", ns, "--yes", "--no-wait")
     assert run.code == 0, run.out + run.err
     assert f"machinepool.{CAPI}/{POOL} annotated" in run.out
-    assert f"machine.{CAPI}/{MACHINES[0]} deleted" in run.out
+    assert f"machine.{CAPI}/{oldest} deleted" in run.out
     assert "forbidden" not in run.err
     assert "you may not" not in run.out

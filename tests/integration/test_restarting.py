@@ -19,7 +19,6 @@ Obj = dict[str, Any]
 CAPI = "cluster.x-k8s.io"
 STARTED = "kubectl-machinepool/restart-started"
 POOL = "dev-mp-0"
-FIRST, SECOND = "dev-mp-0-k9d4m", "dev-mp-0-x7q2p"
 
 
 @pytest.fixture
@@ -50,6 +49,14 @@ def _get(mgmt: ManagementCluster, ns: str, plural: str, name: str) -> Obj | None
     return next((o for o in answer["items"] if o["metadata"]["name"] == name), None)
 
 
+def oldest_first(mgmt: ManagementCluster, ns: str) -> list[str]:
+    """The pool's Machines in the order a restart takes them: oldest first, names breaking
+    ties. Which is oldest depends on the seconds the server stamped them in: read, not assumed."""
+    answer = mgmt.api.request("GET", f"/apis/{CAPI}/{mgmt.generation}/namespaces/{ns}/machines")
+    mine = [m["metadata"] for m in answer["items"] if m["metadata"]["name"].startswith(POOL)]
+    return [m["name"] for m in sorted(mine, key=lambda m: (m["creationTimestamp"], m["name"]))]
+
+
 def started(mgmt: ManagementCluster, ns: str) -> str | None:
     mp = _get(mgmt, ns, "machinepools", POOL) or {}
     return (mp["metadata"].get("annotations") or {}).get(STARTED)
@@ -62,34 +69,36 @@ def going(mgmt: ManagementCluster, ns: str, name: str) -> bool:
 
 
 def test_a_restart_replaces_the_first_then_goes_on_when_run_again(mgmt, capsys, namespace) -> None:
+    oldest, second = oldest_first(mgmt, namespace)
     first = restart(mgmt, capsys, namespace, "--yes", "--no-wait")
     assert first.code == 0, first.out + first.err
     assert f"Restart MachinePool {namespace}/{POOL}" in first.out
     assert "beginning now" in first.out
-    assert f"1. machine {FIRST}" in first.out
-    assert f"2. machine {SECOND}" in first.out
+    assert f"1. machine {oldest}" in first.out
+    assert f"2. machine {second}" in first.out
     recorded = started(mgmt, namespace)
     assert recorded is not None
-    assert f"machine.cluster.x-k8s.io/{FIRST} deleted" in first.out
-    assert going(mgmt, namespace, FIRST)
-    assert not going(mgmt, namespace, SECOND)
+    assert f"machine.cluster.x-k8s.io/{oldest} deleted" in first.out
+    assert going(mgmt, namespace, oldest)
+    assert not going(mgmt, namespace, second)
     assert "run the same command again to go on" in first.err
 
     again = restart(mgmt, capsys, namespace, "--yes", "--no-wait")
     assert again.code == 0, again.out + again.err
     assert f"going on with the restart begun at {recorded}" in again.out
-    assert f"1. machine {SECOND}" in again.out
-    assert FIRST not in again.out.split("Writes")[0]
+    assert f"1. machine {second}" in again.out
+    assert oldest not in again.out.split("Writes")[0]
     assert started(mgmt, namespace) == recorded
-    assert not going(mgmt, namespace, SECOND)  # one is unavailable already: --max-unavailable 1
+    assert not going(mgmt, namespace, second)  # one is unavailable already: --max-unavailable 1
 
 
 def test_the_client_dry_run_and_a_refusal_write_nothing(mgmt, capsys, namespace) -> None:
+    oldest, _ = oldest_first(mgmt, namespace)
     dry = restart(mgmt, capsys, namespace, "--dry-run=client")
     assert dry.code == 0, dry.err
-    assert f"machine.cluster.x-k8s.io/{FIRST} replaced (dry run)" in dry.out
+    assert f"machine.cluster.x-k8s.io/{oldest} replaced (dry run)" in dry.out
     assert started(mgmt, namespace) is None
-    assert not going(mgmt, namespace, FIRST)
+    assert not going(mgmt, namespace, oldest)
     path = f"/apis/{CAPI}/{mgmt.generation}/namespaces/{namespace}/machinepools/{POOL}"
     mgmt.api.request(
         "PATCH",
@@ -102,7 +111,7 @@ def test_the_client_dry_run_and_a_refusal_write_nothing(mgmt, capsys, namespace)
     assert "the pool is paused" in refused.err
     assert "nothing was written" in refused.err
     assert started(mgmt, namespace) is None
-    assert not going(mgmt, namespace, FIRST)
+    assert not going(mgmt, namespace, oldest)
 
 
 def test_a_pool_without_single_instance_replacement_is_refused_with_what_rolls_it(
