@@ -5,10 +5,10 @@ delete-machine, upgrade and the whole-pool writes after them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import Enum
 
 from kubectl_machinepool.base.errors import RefusedError
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.writing import Outcome, apply_writes
 from kubectl_machinepool.plans.writes import Batch, Write
@@ -22,7 +22,7 @@ class DryRun(Enum):
     SERVER = "server"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Callbacks:
     report: Report  # a result, for standard output
     inform: Report  # progress, for standard error

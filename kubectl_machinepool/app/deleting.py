@@ -8,7 +8,6 @@ failure is a MachinePoolError whose message says what was, or was not, written.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, refuse, send
@@ -20,6 +19,7 @@ from kubectl_machinepool.base.errors import (
     UsageError,
     pools_not_found,
 )
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
 from kubectl_machinepool.kube.fetch import read_description
@@ -39,7 +39,7 @@ from kubectl_machinepool.providers.deletion import Verdict
 Report = Callable[[str], None]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeleteMachine:
     """What the user asked for: one instance, where to look for it, and how it is to go."""
 
@@ -59,7 +59,7 @@ class DeleteMachine:
         return Request(self.mode, self.drain_timeout, self.allow_unverified)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Carry:
     """How far to carry out a plan."""
 

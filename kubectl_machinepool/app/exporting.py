@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 
@@ -15,6 +15,7 @@ from kubectl_machinepool import __version__
 from kubectl_machinepool.app.options import PoolScope
 from kubectl_machinepool.app.reading import check_names, nothing_found
 from kubectl_machinepool.base.fields import dig, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description
@@ -22,7 +23,7 @@ from kubectl_machinepool.model.selector import Selection, selected
 from kubectl_machinepool.offline import bundlefiles, export
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Exported:
     pools: int
     objects: int

@@ -3,13 +3,14 @@ down: which pools, from where, judged how."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Source:
     """A dump to read instead of the cluster (-f), and the time to read it at (--now)."""
 
@@ -17,7 +18,7 @@ class Source:
     now: datetime | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolScope:
     """Which pools a read command looks at, and where their Nodes come from."""
 
@@ -26,7 +27,7 @@ class PoolScope:
     workload_kubeconfig: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuleOptions:
     thresholds: Thresholds = field(default_factory=Thresholds)
     # --capi-version: overrides the version read from the core manager's image.

@@ -4,9 +4,9 @@ sends them. No click, no printing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from kubectl_machinepool.app.planning import Permissions, infra_plural, plan_each
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -14,7 +14,7 @@ from kubectl_machinepool.plans.pause import PausePlan, plan_pause, plan_resume
 from kubectl_machinepool.providers.registry import infra_pool_of
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pause:
     """Which pools, in which namespace; pausing, or resuming."""
 

@@ -6,13 +6,14 @@ Library code: no click, no printing. Notes come back as data for the caller to s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.errors import pools_not_found
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description, read_pools, watched
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from kubectl_machinepool.model.description import Description
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Loaded:
     snapshot: Snapshot
     description: Description

@@ -26,6 +26,7 @@ from kubectl_machinepool.base.errors import (
     MachinePoolError,
     RefusedError,
 )
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.writing import apply_writes
 from kubectl_machinepool.model.description import PoolDescription
@@ -45,7 +46,7 @@ from kubectl_machinepool.plans.writes import Batch
 POLL = 5.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Restart:
     """What the user asked for: which pools, in which namespace, how."""
 
@@ -55,7 +56,7 @@ class Restart:
     workload_kubeconfig: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Carry:
     dry_run: DryRun = DryRun.NONE
     # False: start what may start now, and leave the rest to the next run.

@@ -4,14 +4,14 @@ click, no printing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from kubectl_machinepool.app.planning import plan_each
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.plans.scale import ScalePlan, ScaleRequest, plan_scale
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scale:
     """What the user asked for: which pools, in which namespace, to how many replicas."""
 

@@ -6,13 +6,13 @@ written."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
 from kubectl_machinepool.app.options import PoolScope, RuleOptions
 from kubectl_machinepool.app.planning import infra_plural, nothing_written, read_pools
 from kubectl_machinepool.app.rolloutstatus import End, follow
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
@@ -20,7 +20,7 @@ from kubectl_machinepool.kube.permissions import permissions
 from kubectl_machinepool.plans.upgrade import UpgradePlan, UpgradeRequest, plan_upgrade
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Upgrade:
     """What the user asked for: which pools, in which namespace, to which version."""
 
@@ -30,7 +30,7 @@ class Upgrade:
     workload_kubeconfig: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Carry:
     dry_run: DryRun = DryRun.NONE
     wait: bool = True

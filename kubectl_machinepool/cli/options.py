@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.render.color import ColorMode
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FleetOptions:
     """--contexts, --all-contexts and --parallel: which management clusters a fleet view reads,
     and how many at once."""
@@ -25,7 +25,7 @@ class FleetOptions:
         return self.every or bool(self.contexts)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OutputOptions:
     format: str = "table"
     no_headers: bool = False
@@ -34,7 +34,7 @@ class OutputOptions:
     template: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ListOptions:
     """list's kubectl printing flags: --sort-by, -L/--label-columns, --show-labels."""
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime, timedelta
 from enum import IntEnum
 from typing import NamedTuple
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, strings, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import ClusterDescription, PoolDescription
 from kubectl_machinepool.model.events import EventRecord
@@ -46,7 +47,7 @@ class ObjectKey(NamedTuple):
     uid: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     code: str
     rule: str
@@ -73,7 +74,7 @@ class Finding:
 _VERSION = re.compile(r"(?<![0-9])v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CapiVersion:
     """The core controller's version, and where it was read (image tag, flag), if known."""
 
@@ -100,7 +101,7 @@ class CapiVersion:
         return "v" + ".".join(map(str, self.version)) if self.version else "unknown"
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Context:
     """Everything a rule may read besides the pool itself."""
 
@@ -148,7 +149,7 @@ Check = Callable[["Rule", PoolDescription, Context], Iterable[Finding]]
 ClusterCheck = Callable[["Rule", Context], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Rule:
     """One known problem: what it checks, why it matters, what to do, and where upstream says so."""
 

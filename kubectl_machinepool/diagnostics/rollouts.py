@@ -3,14 +3,14 @@ rollout status reports them (built by app/rolloutstatus.py, shown by render/roll
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.model.rollout import PoolRollout
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Report:
     rollouts: tuple[PoolRollout, ...]
     # The findings about these pools: why a stuck one is stuck.

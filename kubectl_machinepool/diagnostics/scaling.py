@@ -4,10 +4,10 @@ that joined the workload cluster but no pool tracks (R1e)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -54,7 +54,7 @@ def scaling_since(pool: PoolDescription, ctx: Context) -> datetime | None:
     return max(known) if known else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StuckScaling:
     """A pool ScalingUp short of Ready Nodes past the grace period, or for an unknown time."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 
+from kubectl_machinepool.base.records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class Thresholds:
     """How long a state may last before a time-based rule calls it a problem."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kubectl_machinepool.base.records import record
 
 # LIST page size. kubectl's 500 makes every page after the first a read from etcd, which at a
 # few thousand Machines took 0.1-0.4 s a page against about 1 s for the whole list served from
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 CHUNK_SIZE = 5000
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AccessOptions:
     """Where to read from: the kubectl connection flags plus the object scope."""
 

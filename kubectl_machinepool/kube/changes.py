@@ -19,11 +19,11 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import closing
-from dataclasses import dataclass
 from functools import partial
 
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import dig, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.parallel import start_daemon
 from kubectl_machinepool.kube.resource import Resource
@@ -38,7 +38,7 @@ SLACK = WATCH_SLACK
 RESTART = 5.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Watched:
     """One kind to watch, on one server."""
 
@@ -48,7 +48,7 @@ class Watched:
     selector: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Silence:
     """Watches on one API server that said nothing for `seconds` (or did, until heard again)."""
 

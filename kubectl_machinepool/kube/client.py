@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Callable, Generator
 from contextlib import closing
-from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -22,6 +21,7 @@ from kubectl_machinepool.base.apiversion import (
 )
 from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
 from kubectl_machinepool.base.fields import RawObject, dig, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.kube.answers import MAX_ANSWER, body, document, listed
 from kubectl_machinepool.kube.apierrors import Retry, api_error, retry_after, transport_errors
@@ -49,7 +49,7 @@ METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Call:
     method: str
     path: str

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from kubectl_machinepool.base.errors import ConfigError, MachinePoolError
 from kubectl_machinepool.base.inputfiles import Budget, read_file
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube import execplugin
 from kubectl_machinepool.kube.kubeconfig import (
     ClusterEntry,
@@ -44,7 +44,7 @@ SERVICE_ACCOUNT_TOKEN_PERIOD = timedelta(minutes=1)
 CREDENTIAL_FILE_LIMIT = 1 << 20
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Connection:
     """A ready client configuration and what kubectl would print about it."""
 

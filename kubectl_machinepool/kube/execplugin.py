@@ -19,12 +19,12 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubectl_machinepool.base.errors import ConfigError
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.kube.kubeconfig import ClusterEntry, ExecConfig
@@ -41,7 +41,7 @@ _CHUNK = 64 << 10
 HINT = "run the credential plugin named in the kubeconfig by hand to see why"
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Credential:
     token: str | None = None
     cert: bytes | None = None

@@ -16,10 +16,10 @@ what the object holds is final for it.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 
 from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.plans.writes import MERGE_PATCH, Write, deleted, reflected, scaled
 
@@ -31,7 +31,7 @@ FENCE_ANNOTATION = "kubectl-machinepool/fence"
 FENCE_ATTEMPTS = 3
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Settled:
     """What a write that got no answer did: True took effect, False did not and never will,
     None unknown (why says what could not be done)."""

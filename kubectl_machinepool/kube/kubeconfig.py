@@ -17,14 +17,15 @@ import binascii
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from kubectl_machinepool.base.errors import ConfigError, MachinePoolError
+from kubectl_machinepool.base.records import record
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ClusterEntry:
     server: str
     ca_data: bytes | None = None
@@ -34,7 +35,7 @@ class ClusterEntry:
     proxy_url: str | None = None
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ExecConfig:
     """An exec credential plugin, as kubectl runs it."""
 
@@ -48,7 +49,7 @@ class ExecConfig:
     directory: str | None = None
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class UserEntry:
     token: str | None = None
     token_file: str | None = None
@@ -65,14 +66,14 @@ class UserEntry:
     impersonation: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ContextEntry:
     cluster: str
     user: str
     namespace: str | None = None
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Kubeconfig:
     clusters: Mapping[str, ClusterEntry] = field(default_factory=dict)
     users: Mapping[str, UserEntry] = field(default_factory=dict)

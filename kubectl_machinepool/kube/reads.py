@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
 from kubectl_machinepool.base.apiversion import ref_group, version_of
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import RawObject, dig, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.compact import Compactor
 from kubectl_machinepool.kube.parallel import Pending
@@ -34,7 +34,7 @@ def template_refs(pools: Iterable[RawObject], field: str) -> dict[tuple[str, str
     return kinds
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outcome:
     """One LIST as it ended: the objects, or why there are none (for record() to say)."""
 

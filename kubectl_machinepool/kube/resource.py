@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kubectl_machinepool.base.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Resource:
     """A kind as the API serves it: where its objects are listed, watched and written."""
 

@@ -20,12 +20,13 @@ import ssl
 import threading
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote, urlsplit
 
 from kubectl_machinepool import __version__
 from kubectl_machinepool.base.errors import ConfigError
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.interruptible import Response, proxied_pools
 from kubectl_machinepool.kube.parallel import MAX_PARALLEL
 from kubectl_machinepool.kube.proxies import environment_proxies, proxy_for
@@ -66,7 +67,7 @@ class Auth:
             return self._value
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Settings:
     """Where and how to connect: what a kubeconfig entry (or the pod's service account) says."""
 

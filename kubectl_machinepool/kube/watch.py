@@ -28,11 +28,11 @@ import random
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kubectl_machinepool.base.errors import ClusterAccessError, MachinePoolError, UnreachableError
 from kubectl_machinepool.base.fields import dig, integer, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.apierrors import status_error
 from kubectl_machinepool.model.changes import LISTED
 
@@ -73,7 +73,7 @@ TRANSIENT = frozenset({429, 500, 502, 503, 504})
 Event = tuple[str, dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Watch:
     """What is watched: one kind in one namespace (None: all), optionally one name or labels."""
 

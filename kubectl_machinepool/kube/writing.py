@@ -24,6 +24,7 @@ from kubectl_machinepool.base.errors import (
     NotFoundError,
 )
 from kubectl_machinepool.base.fields import RawObject, dig, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube import fencing
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.interrupts import Abandon, Signals, Stop, exit_code, signal_name
@@ -47,7 +48,7 @@ SETTLE_TIMEOUT = 15.0
 CONFLICT_RETRIES = 5
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outcome:
     # kubectl-style lines, one per write: "machine.cluster.x-k8s.io/x deleted".
     lines: tuple[str, ...]

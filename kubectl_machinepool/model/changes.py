@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kubectl_machinepool.base.records import record
 
 # The synthetic event: every object as of now, in a List (first, and after 410 Gone).
 LISTED = "LISTED"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     """One event a watch reported: ADDED, MODIFIED, DELETED, or LISTED (it started over)."""
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.events import EventRecord, about, event_record, is_event
 from kubectl_machinepool.model.healthchecks import KIND as HEALTH_CHECK
 from kubectl_machinepool.model.healthchecks import (
@@ -51,7 +52,7 @@ from kubectl_machinepool.providers.registry import infra_pool
 from kubectl_machinepool.providers.targets import Target, companion_name, infra_targets
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Counts:
     desired: int | None
     # status.replicas: the instance count the infrastructure provider reports.
@@ -67,7 +68,7 @@ class Counts:
     machines: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolDescription:
     pool: MachinePool
     bootstrap: ObjectState | None
@@ -98,7 +99,7 @@ class PoolDescription:
         return self.counts.machines is not None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ClusterDescription:
     namespace: str
     name: str
@@ -118,7 +119,7 @@ class ClusterDescription:
     outside: OutsideNodes | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Description:
     clusters: tuple[ClusterDescription, ...]
     now: datetime

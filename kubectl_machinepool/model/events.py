@@ -11,10 +11,10 @@ Pure: raw objects in, records out.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from kubectl_machinepool.base.fields import RawObject, dig, integer, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import parse_time
 
 CORE = "v1"
@@ -23,7 +23,7 @@ EVENTS_API = "events.k8s.io/v1"
 MAX_MESSAGE = 1000
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EventRecord:
     kind: str  # of the object the event is about
     namespace: str
@@ -94,23 +94,23 @@ def folded(records: Iterable[EventRecord]) -> list[EventRecord]:
     """Repeats as one row each (counts added, first and last seen kept), oldest last-seen first,
     as `kubectl events` orders them."""
     rows: dict[tuple[str, ...], EventRecord] = {}
-    for record in records:
-        key = (*record.about, record.type, record.reason, record.message)
+    for event in records:
+        key = (*event.about, event.type, event.reason, event.message)
         seen = rows.get(key)
         if seen is None:
-            rows[key] = record
+            rows[key] = event
             continue
-        firsts = [t for t in (seen.first, record.first) if t is not None]
-        lasts = [t for t in (seen.last, record.last) if t is not None]
+        firsts = [t for t in (seen.first, event.first) if t is not None]
+        lasts = [t for t in (seen.last, event.last) if t is not None]
         rows[key] = EventRecord(
             *key[:3],
             seen.type,
             seen.reason,
             seen.message,
-            seen.count + record.count,
+            seen.count + event.count,
             min(firsts) if firsts else None,
             max(lasts) if lasts else None,
-            seen.source or record.source,
+            seen.source or event.source,
         )
     return sorted(rows.values(), key=_order)
 

@@ -3,15 +3,15 @@ there is none (made by app/fleet.py, shown by render/fleet.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.pool import MachinePool
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Read(Generic[T]):
     """One context's read: its value, or why there is none."""
 
@@ -20,7 +20,7 @@ class Read(Generic[T]):
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ContextPools:
     """One context's MachinePools for list, made in the process that read the context."""
 

@@ -12,7 +12,6 @@ checks at the top of spec (durations as strings), v1beta2 under spec.checks and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +28,7 @@ from kubectl_machinepool.base.fields import (
     string_map,
     text,
 )
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.conditions import Condition, read_conditions
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.pool import MachinePool
@@ -44,7 +44,7 @@ MAX_CONDITIONS = 100
 _INT32_MAX = 2**31 - 1
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnhealthyCondition:
     """A condition that makes a Node (or Machine) unhealthy once it has held for the timeout."""
 
@@ -54,7 +54,7 @@ class UnhealthyCondition:
     timeout_seconds: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TemplateRef:
     """An external remediation template: remediation is that provider's, not the owner's."""
 
@@ -63,7 +63,7 @@ class TemplateRef:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HealthCheck:
     namespace: str
     name: str
@@ -97,7 +97,7 @@ class HealthCheck:
         return selector_matches({**self.selector, "matchLabels": pinned}, labels)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Marked:
     """A pool Machine the check found unhealthy, or marked for its owner to remediate."""
 
@@ -123,7 +123,7 @@ class Marked:
         return cond.since if cond else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolHealthCheck:
     """One MachineHealthCheck as it concerns one pool."""
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, strings, text
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.pool import MachinePool
 from kubectl_machinepool.model.poolname import CLUSTER_NAME_LABEL, POOL_NAME_LABEL, pool_label_value
@@ -34,7 +34,7 @@ CLUSTER_NAMESPACE_ANNOTATION = "cluster.x-k8s.io/cluster-namespace"
 CLUSTER_NAME_ANNOTATION = "cluster.x-k8s.io/cluster-name"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Instance:
     provider_id: str | None
     machine: MachineState | None
@@ -79,7 +79,7 @@ def _condition_phrase(what: str, cond: Condition | None) -> str:
     return f"{what} not Ready{reason}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstanceContext:
     pool: MachinePool
     nodes_known: bool

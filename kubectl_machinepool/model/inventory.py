@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.controllers import (
     CORE_PROVIDER,
     PROVIDER_LABEL,
@@ -54,7 +54,7 @@ _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Installed:
     """One provider: its name ("aws"), clusterctl's type, version and namespace, and the object
     that says so ("Provider infrastructure-aws", "Deployment capa-controller-manager")."""
@@ -69,7 +69,7 @@ class Installed:
 GateState = Literal["on", "off", "unknown"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Gate:
     """The MachinePool feature gate: "on", "off" or "unknown", and why."""
 
@@ -77,7 +77,7 @@ class Gate:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KindInUse:
     """An infra pool kind the MachinePools reference, with how many do; provider None: a kind
     the registry does not hold."""
@@ -206,7 +206,7 @@ def kinds_in_use(pools: Iterable[RawObject]) -> tuple[KindInUse, ...]:
     )
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Inventory:
     """What `providers` shows, as read."""
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import dig, strings, text
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.instances import (
     CLUSTER_NAME_ANNOTATION,
     CLUSTER_NAMESPACE_ANNOTATION,
@@ -33,7 +33,7 @@ MACHINE_ANNOTATION = "cluster.x-k8s.io/machine"
 _AZURE_VMSS_VM = "/virtualmachines/"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OutsideNode:
     node: NodeState
     # Plain phrases for the reader, in a fixed order; empty when nothing stands out.
@@ -50,7 +50,7 @@ class OutsideNode:
     group: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OutsideNodes:
     control_plane: int
     machine_deployments: int
@@ -165,7 +165,7 @@ def provider_group(provider_id: str | None) -> tuple[str, ...] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _PoolIndex:
     # Pool names by providerID group, and by providerID (each looked up once per Node).
     by_group: dict[tuple[str, ...], frozenset[str]]

@@ -8,7 +8,7 @@ it is the top-level status.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +25,7 @@ from kubectl_machinepool.base.fields import (
     strings,
     text,
 )
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.model.conditions import Conditions, read_conditions
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -38,7 +39,7 @@ AUTOSCALER_MIN = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 AUTOSCALER_MAX = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TemplateRef:
     """A reference from a MachinePool template; version is known only for v1beta1 refs."""
 
@@ -57,7 +58,7 @@ def names_machines(machine_kind: str | None, infra_kind: str | None) -> bool:
     return bool(machine_kind) and machine_kind != infra_kind
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MachinePool:
     namespace: str
     name: str

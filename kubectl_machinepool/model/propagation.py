@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from kubectl_machinepool.base.errors import UsageError
@@ -24,6 +23,7 @@ from kubectl_machinepool.base.fields import (
     string_map,
     text,
 )
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.controllers import args as container_args
 from kubectl_machinepool.model.controllers import flag_values, manager, split_arg
 from kubectl_machinepool.model.description import PoolDescription
@@ -61,7 +61,7 @@ def _in(domain: str, zone: str) -> bool:
     return domain == zone or domain.endswith("." + zone)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SyncRules:
     """The core manager's extra sync regexes, and where they were learnt."""
 
@@ -150,7 +150,7 @@ def _unusable(pattern: str) -> str | None:
     return unsafe_reason(pattern)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Arrival:
     """One template key on one object."""
 
@@ -159,7 +159,7 @@ class Arrival:
     actual: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KeyReport:
     kind: Kind
     key: str
@@ -187,7 +187,7 @@ class KeyReport:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Leftover:
     """A key Cluster API put on a Node (its tracking annotation says) the template no longer has."""
 
@@ -197,7 +197,7 @@ class Leftover:
     value: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolPropagation:
     pool: PoolDescription
     keys: tuple[KeyReport, ...]

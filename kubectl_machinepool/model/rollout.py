@@ -18,12 +18,12 @@ Pure: a PoolDescription and its Snapshot in, a PoolRollout out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.description import PoolDescription
@@ -43,7 +43,7 @@ CLOCK_SKEW = timedelta(minutes=1)
 _MESSAGE = 160
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstanceRollout:
     name: str
     state: str  # UP_TO_DATE, OLD or UNKNOWN
@@ -59,7 +59,7 @@ class InstanceRollout:
         return self.state == UP_TO_DATE and self.ready and not self.deleting
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Target:
     """What the pool rolls to, as its objects say."""
 
@@ -76,7 +76,7 @@ class Target:
     infra_observed_generation: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolRollout:
     namespace: str
     name: str

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, scalar, string_map
+from kubectl_machinepool.base.records import record
 
 _SET = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s+(?P<op>in|notin)\s+\((?P<values>[^()]*)\)\s*$")
 _EQUALITY = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s*(?P<op>==|=|!=)\s*(?P<value>[^\s!=(),]*)\s*$")
@@ -83,7 +83,7 @@ def selector_matches(selector: Mapping[str, object], labels: Mapping[str, str]) 
     ) and all(_holds(e, labels) for e in expressions)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     """Which pools to describe; applied to live and offline snapshots alike."""
 

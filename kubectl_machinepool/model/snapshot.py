@@ -7,7 +7,7 @@ Everything after a Snapshot is pure: the same Snapshot built from a live cluster
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject
+from kubectl_machinepool.base.records import record
 
 T = TypeVar("T")
 # What a function made of an object as its LIST streamed in, by (function, id of the object);
@@ -24,7 +25,7 @@ T = TypeVar("T")
 Made = Mapping[tuple[Callable[[RawObject], Any], int], tuple[RawObject, Any]]
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class WorkloadNodes:
     """The Nodes of a workload cluster, or why they are missing.
 
@@ -54,7 +55,7 @@ class WorkloadNodes:
         return self.nodes is not None or self.states is not None
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Snapshot:
     objects: tuple[RawObject, ...] = ()
     # Things that could not be read (RBAC, missing CRDs): shown to the user, never fatal.

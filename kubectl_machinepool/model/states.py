@@ -6,7 +6,7 @@ shown for any kind, including provider kinds this tool has never heard of.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,11 +21,12 @@ from kubectl_machinepool.base.fields import (
     strings,
     text,
 )
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.model.conditions import Conditions, read_conditions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ObjectState:
     """Any Kubernetes object as a row: identity, lifecycle and health."""
 
@@ -48,7 +49,7 @@ class ObjectState:
         return group_of(self.api_version)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MachineState:
     object: ObjectState
     provider_id: str | None
@@ -60,7 +61,7 @@ class MachineState:
     annotations: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NodeState:
     name: str
     uid: str

@@ -8,10 +8,10 @@ MachinePools (only ClusterClass sequences upgrades), so diagnose and upgrade do.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import RawObject, dig, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.conditions import read_conditions
 from kubectl_machinepool.model.snapshot import Snapshot
 
@@ -29,7 +29,7 @@ def skew_window(cp_minor: tuple[int, int]) -> int:
     return 2 if cp_minor < (1, 28) else 3
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ControlPlane:
     kind: str
     desired: str | None

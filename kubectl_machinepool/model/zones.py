@@ -12,10 +12,10 @@ Pure: a pool, its instances and its raw infra pool in, counts out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.base.fields import RawObject, dig, field_keys, scalar, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.pool import MachinePool
 from kubectl_machinepool.model.states import NodeState
@@ -31,7 +31,7 @@ MAX_ZONES = 100
 _ASSUMED = ZoneSource(failure_domains=True)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ZoneCount:
     zone: str
     nodes: int
@@ -41,7 +41,7 @@ class ZoneCount:
     expected: bool | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolZones:
     """The pool's Nodes per zone. Zones the pool names come first, in its order, even with no
     Node; then any other zone a Node is in, by name."""
@@ -189,7 +189,7 @@ def listing(counts: Iterable[ZoneCount]) -> str:
     return ", ".join(f"{c.zone}={c.nodes}" for c in counts)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeleteBalance:
     """How deleting one instance changes its pool's zone balance."""
 

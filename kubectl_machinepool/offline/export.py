@@ -16,12 +16,12 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import RawObject, flag, items, mapping, strings, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
 from kubectl_machinepool.offline.exportfields import kept_fields
@@ -36,7 +36,7 @@ WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.json")
 MAX_WORKLOADS = 5000
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Scope:
     """What was asked for, as the manifest records it."""
 
@@ -46,7 +46,7 @@ class Scope:
     selector: str | None = None
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Versions:
     plugin: str
     capi: str | None

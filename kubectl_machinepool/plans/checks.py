@@ -4,9 +4,9 @@ of the user's permissions for each write."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.plans.writes import Access, Write
 
 
@@ -16,7 +16,7 @@ class Level(IntEnum):
     REFUSED = 2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Check:
     level: Level
     message: str

@@ -6,12 +6,12 @@ model came from, so the plan the user confirms is made from exactly what was rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.model.instances import Instance
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -24,14 +24,14 @@ class Mode(Enum):
     SCALE_DOWN = "scale-down"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Request:
     mode: Mode
     drain_timeout: timedelta | None = None
     allow_unverified: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Target:
     """The instance to remove, with the raw objects the writes address."""
 
@@ -54,7 +54,7 @@ class Target:
         return f"instance {i.provider_id}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Plan:
     target: Target
     request: Request
@@ -68,7 +68,7 @@ class Plan:
         return tuple(c for c in self.checks if c.level is Level.REFUSED)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Wanted:
     """How the user named the instance: exactly one of these is set."""
 

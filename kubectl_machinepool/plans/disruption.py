@@ -5,13 +5,12 @@ Pure: built from the workload cluster's Pods on the Node and its budgets, read b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.selector import selector_matches
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Budget:
     """A PodDisruptionBudget covering pods on the Node, as the workload cluster reports it now."""
 
@@ -21,7 +20,7 @@ class Budget:
     pods: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Disruption:
     """What a drain of the Node would meet; budgets is None when it could not be checked."""
 

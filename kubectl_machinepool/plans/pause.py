@@ -11,11 +11,11 @@ warns: it lifts what this tool set). Pure: a pool and its objects in, a plan out
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -26,7 +26,7 @@ from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_re
 RECORD = "kubectl-machinepool/paused"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PausePlan:
     pool: PoolDescription
     pausing: bool  # False: resume
@@ -43,7 +43,7 @@ class PausePlan:
         return not self.writes and not self.refusals
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Objects:
     mp: RawObject
     infra: RawObject | None

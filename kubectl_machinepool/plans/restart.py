@@ -12,11 +12,11 @@ Pure: a pool and its objects in, a plan out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.restartrecord import STARTED, made_before, recorded_start
@@ -27,13 +27,13 @@ from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.providers.registry import infra_pool_of
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RestartRequest:
     max_unavailable: int = 1
     drain_timeout: timedelta | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RestartPlan:
     pool: PoolDescription
     started: datetime

@@ -9,10 +9,10 @@ objects and the request in, a plan out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import Check, permission_checks, refused
@@ -20,7 +20,7 @@ from kubectl_machinepool.plans.scalechecks import scale_checks
 from kubectl_machinepool.plans.writes import Access, Write, object_ref
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScaleRequest:
     replicas: int
     # kubectl scale's --current-replicas: a precondition on the size the user saw.
@@ -48,7 +48,7 @@ def scale_write(pool_raw: RawObject, current: int | None, to: int) -> Write:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScalePlan:
     pool: PoolDescription
     replicas: int

@@ -11,12 +11,12 @@ derived is a refusal naming it. Pure: a pool, its objects and the request in, a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.rollout import pool_rollout
@@ -33,7 +33,7 @@ from kubectl_machinepool.providers.upgrades import settable as settable_paths
 ROLLOUT_WINDOW = timedelta(minutes=10)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UpgradeRequest:
     version: str
     # --set PATH=VALUE of the infra pool, in order; an empty value clears the field.
@@ -42,7 +42,7 @@ class UpgradeRequest:
     force: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FieldChange:
     """One field the upgrade writes: where, from what, to what (None: cleared), and why."""
 
@@ -53,7 +53,7 @@ class FieldChange:
     how: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FieldPlan:
     """What the infra pool's fields do: changes, fields left to the provider, refusals."""
 
@@ -244,7 +244,7 @@ def _unpause(infra: ObjectRef) -> Write:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UpgradePlan:
     pool: PoolDescription
     target: str

@@ -8,19 +8,19 @@ holds whether the write took effect. Commands build their writes; writing.py sen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.base.apiversion import group_of, version_of
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import RawObject, dig, integer, mapping, text
+from kubectl_machinepool.base.records import record
 
 MERGE_PATCH = "application/merge-patch+json"
 Key = tuple[str, str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ObjectRef:
     """An object a write addresses, with the uid and resourceVersion the plan was made from."""
 
@@ -52,7 +52,7 @@ class ObjectRef:
         return f"{base}/{self.name}" + (f"/{subresource}" if subresource else "")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Write:
     """One request of the plan. Preconditions (uid, resourceVersion) are added when it is sent,
     from the object as the plan saw it or as the previous write left it."""
@@ -85,7 +85,7 @@ class Write:
         return Access(self.verb, t.group, t.plural, self.subresource, t.namespace, t.name)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Access:
     """What a SelfSubjectAccessReview asks about one write."""
 
@@ -110,7 +110,7 @@ class Access:
         return {k: v for k, v in fields.items() if v}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Batch:
     """The writes of one confirmed plan and the objects, as the plan saw them, they address."""
 

@@ -10,9 +10,9 @@ a kind whose single instances can be replaced restarts; the others say what roll
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.providers.deletion import DeletionVerdict, Verdict, pool_deletion_verdict
 from kubectl_machinepool.providers.records import Provider
 
@@ -24,7 +24,7 @@ class Answer(Enum):
     UNVERIFIED = "unverified"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Capability:
     operation: str
     answer: Answer

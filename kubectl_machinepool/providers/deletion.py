@@ -8,9 +8,9 @@ this verdict; delete-machine adds the per-Machine checks on top.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.providers.registry import instance_deletion
 
 
@@ -20,7 +20,7 @@ class Verdict(Enum):
     UNVERIFIED = "unverified"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeletionVerdict:
     verdict: Verdict
     # One sentence: why, and for a supported pool what deleting a Machine does.

@@ -7,10 +7,10 @@ Each sentence ends with where it is stated, at the upstream commit of its provid
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kubectl_machinepool.base.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Operations:
     """The pool-wide behaviour of one infra pool kind."""
 

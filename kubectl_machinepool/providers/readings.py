@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.base.fields import RawObject, mapping, text
+from kubectl_machinepool.base.records import record
 
 # CAPZ's reference images live in this community gallery; their versions are Kubernetes
 # releases (azure/services/virtualmachineimages/images.go).
@@ -65,7 +65,7 @@ def _capg_family(value: str, _parent: dict[str, Any], _infra: RawObject) -> str 
     return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reading:
     """How a field's value names a release, and what else that reads (an export keeps it)."""
 

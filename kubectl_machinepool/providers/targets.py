@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.providers.records import Companion, Provider, VersionField
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Target:
     """A field of the infra pool (or of the object it names) and the version it targets."""
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_machinepool.base.fields import text
+from kubectl_machinepool.base.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Derivation:
     """A field's new value for a target version ("v1.34.1"), from its current value and the
     mapping that holds it; None when this value cannot be derived (an image of one's own)."""
@@ -76,7 +76,7 @@ CAPG_FAMILY = Derivation("CAPG's image family of the release's minor", _capg_fam
 KINDEST_NODE = Derivation("the kindest/node image of the release", _kindest_node)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UpgradeField:
     """A spec field of the infra pool that names the image or release new instances get."""
 
@@ -91,7 +91,7 @@ class UpgradeField:
     source: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Upgrade:
     """How an infra pool kind follows a new Kubernetes version."""
 

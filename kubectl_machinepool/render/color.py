@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal, TextIO
+
+from kubectl_machinepool.base.records import record
 
 ColorMode = Literal["auto", "always", "never"]
 
@@ -24,7 +25,7 @@ def use_color(mode: ColorMode, stream: TextIO, env: Mapping[str, str]) -> bool:
     return bool(isatty and isatty())
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Palette:
     enabled: bool
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from functools import cmp_to_key
 from typing import Any
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.render.jsonpath import (
     Budget,
@@ -35,7 +35,7 @@ FILE_FORMAT = (
 _MIN_WIDTH, _PADDING = 6, 3
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Column:
     header: str
     template: Template

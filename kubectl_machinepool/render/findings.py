@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.core import CapiVersion, Finding, Rule, Severity
@@ -22,7 +23,7 @@ WIDTH = 100
 INDENT = " " * 19
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiagnosisView:
     description: Description
     findings: Sequence[Finding]

@@ -4,9 +4,9 @@ text or one document."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.diagnostics.core import Finding, Severity
 from kubectl_machinepool.model.fleet import Read
@@ -24,7 +24,7 @@ def unread_line(reads: Sequence[Read[Any]]) -> str:
     return f"{read} of {len(reads)} context{'s' if len(reads) != 1 else ''} read"
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ContextDiagnosis:
     """One context's diagnosis as the fleet shows it, made in the process that read the context:
     only this travels to the fleet's process, not the objects it was judged from."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.base.humanize import age
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.model.pool import MachinePool
 from kubectl_machinepool.render.color import Palette
@@ -19,7 +19,7 @@ from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 LABELS_WIDTH = 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ListView:
     pools: Sequence[MachinePool]
     now: datetime
@@ -33,7 +33,7 @@ class ListView:
     contexts: tuple[tuple[str, str | None], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Column:
     header: str
     cell: Callable[[MachinePool, ListView], str]

@@ -9,10 +9,10 @@ findings wrap to it; without one (piped) the output is what it always was.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.model.description import Description, PoolDescription
@@ -47,7 +47,7 @@ VERDICT_WORDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TreeOptions:
     now: datetime
     palette: Palette
@@ -65,7 +65,7 @@ class TreeOptions:
 # -- the table --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Drawn:
     """A row with its tree prefix drawn, before its message is wrapped."""
 

@@ -4,10 +4,10 @@ treeview.py builds the tree of them; tree.py draws it."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.states import ObjectState
@@ -36,7 +36,7 @@ class RowKind(enum.Enum):
     CONDITION = "condition"  # one condition of the row above (--show-conditions)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Headline:
     """The condition that says most about a row: the CONDITION to SINCE columns."""
 
@@ -53,7 +53,7 @@ class Headline:
     health: Health
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TreeRow:
     kind: RowKind
     label: str
@@ -71,7 +71,7 @@ class TreeRow:
     children: tuple[TreeRow, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TreeModel:
     """One root row per Cluster, and the findings listed below its tree."""
 

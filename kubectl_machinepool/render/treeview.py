@@ -11,11 +11,12 @@ model what the tree means without reading drawn text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.model.conditions import Conditions
 from kubectl_machinepool.model.description import (
@@ -40,7 +41,7 @@ from kubectl_machinepool.render.treerows import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Context:
     now: datetime
     show_all: bool

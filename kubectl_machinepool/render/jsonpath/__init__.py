@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.render.jsonpath.evaluate import Run
 from kubectl_machinepool.render.jsonpath.limits import Budget, Failed, TemplateError
@@ -43,7 +43,7 @@ __all__ = [
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Template:
     """A parsed template; source is what the user wrote."""
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+
+from kubectl_machinepool.base.records import record
 
 HINT = (
     "see https://kubernetes.io/docs/reference/kubectl/jsonpath/, "
@@ -29,34 +30,34 @@ class Syntax(Exception):
 # -- the parsed template ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Text:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Action:
     """`{…}`: its steps, each applied to what the one before produced."""
 
     nodes: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Field:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Wildcard:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Recursive:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Slice:
     """`[n]`, `[a:b:c]`, `[*]`; None is a bound left out. `[n]` is `[n:n+1]`, its end
     `derived`: -1's end 0 then means the list's length."""
@@ -67,26 +68,26 @@ class Slice:
     step: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Union:
     branches: tuple[Action, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Filter:
     left: Action
     operator: str  # "exists" for [?(@.x)]
     right: Action | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Literal:
     """A number or true/false inside an action: one copy per current value."""
 
     value: int | float | bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Identifier:
     name: str
 
