@@ -3,6 +3,7 @@ pickled and frozen alike, with a class body's own methods kept."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 from dataclasses import field
@@ -72,6 +73,15 @@ class Child(Instance):
     extra: int = 0
 
 
+@record
+class Defaults:
+    name: str
+    tags: list[str] = field(default_factory=list)
+    count: int = 1
+    owner: str = field(kw_only=True, default="")
+    required: int = field(kw_only=True)
+
+
 values = st.tuples(st.text(max_size=5), st.booleans(), st.lists(st.text(max_size=3)).map(tuple))
 
 
@@ -108,10 +118,25 @@ def test_classes_without_fields_or_with_one_compare_and_hash() -> None:
     assert {One(1): "a"}[One(1)] == "a"
 
 
+def test_init_takes_defaults_factories_and_keyword_only_fields() -> None:
+    made = Defaults("a", required=2)
+    assert (made.name, made.tags, made.count, made.owner, made.required) == ("a", [], 1, "", 2)
+    assert Defaults("a", required=2).tags is not made.tags
+    assert Defaults("a", ["x"], 3, owner="o", required=4).tags == ["x"]
+    with pytest.raises(TypeError):
+        Defaults("a", ["x"], 3, "o", 4)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Defaults("a")  # type: ignore[call-arg]
+
+
 def test_frozen_replaced_and_pickled() -> None:
     instance = Instance("a", zones=("1",))
     with pytest.raises(dataclasses.FrozenInstanceError):
         instance.name = "b"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del instance.name  # type: ignore[misc]
+    assert copy.copy(instance) == instance
+    assert copy.deepcopy(Boxed([1])) == Boxed([1])
     assert dataclasses.replace(instance, ready=True) == Instance("a", True, ("1",))
     assert pickle.loads(pickle.dumps(instance)) == instance
     assert dataclasses.is_dataclass(instance)
