@@ -86,6 +86,36 @@ def _pool_event(obj: RawObject) -> RawObject | None:
     return None if kind in _EVENT_KINDS_SKIPPED else obj
 
 
+def _in_scope(
+    cluster: RawObject, in_scope: frozenset[tuple[str, str]], named: str | None
+) -> tuple[str, str] | None:
+    """The Cluster's key when a pool in scope names it or it was asked for by name."""
+    key = (cluster["metadata"].get("namespace", ""), cluster["metadata"].get("name"))
+    return key if key in in_scope or key[1] == named else None
+
+
+def _read_clusters(
+    reads: Reads,
+    namespace: str | None,
+    in_scope: frozenset[tuple[str, str]],
+    named: str | None,
+    *,
+    diagnosis: bool,
+) -> tuple[Outcome, list[Outcome]]:
+    """The Clusters, and for a diagnosis then their control planes (version skew), in one
+    thread: read after the caller's imports, the control planes came last."""
+    why = "Clusters show as not readable"
+    clusters = reads.listed(reads.kube.capi_resource("Cluster"), namespace, why)
+    if not diagnosis:
+        return clusters, []
+    refs = _control_plane_refs([c for c in clusters.objects if _in_scope(c, in_scope, named)])
+    consequence = "version skew is not checked"
+    return clusters, [
+        reads.now(group, kind, namespace, consequence, version=version)
+        for (group, kind), version in sorted(refs.items())
+    ]
+
+
 def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str | None]:
     kinds: dict[tuple[str, str], str | None] = {}
     for cluster in clusters:
@@ -175,9 +205,10 @@ def read_description(
     named = selection.cluster if not (selection.names or selection.selector) else None
     cluster_read = None
     if pools or named:
-        why = "Clusters show as not readable"
         cluster_read = reads.spawn(
-            partial(reads.listed, kube.capi_resource("Cluster"), namespace, why)
+            partial(
+                _read_clusters, reads, namespace, frozenset(clusters), named, diagnosis=diagnosis
+            )
         )
     infra_refs = template_refs(pools, "infrastructureRef")
     instances.start(infra_refs)
@@ -200,19 +231,16 @@ def read_description(
 
     objects: list[RawObject] = list(every_pool)
     cluster_objects: list[RawObject] = []
+    control_planes: list[Outcome] = []
     if cluster_read is not None:
-        for obj in reads.take([cluster_read]):
-            key = (obj["metadata"].get("namespace", ""), obj["metadata"].get("name"))
-            if key in clusters or key[1] == named:
+        in_scope = frozenset(clusters)
+        read, control_planes = cluster_read.result()
+        for obj in reads.record(read):
+            if (key := _in_scope(obj, in_scope, named)) is not None:
                 cluster_objects.append(obj)
                 clusters.add(key)
     for key in sorted(clusters - workloads.keys()):
         workloads[key] = nodes_of(key)
-    control_planes = []
-    if diagnosis and (pools or cluster_objects):
-        control_planes = reads.kinds(
-            _control_plane_refs(cluster_objects), namespace, "version skew is not checked"
-        )
     objects += cluster_objects
     infra = instances.take_infra()
     objects += infra
@@ -221,7 +249,7 @@ def read_description(
     secrets_scope = None
     if diagnosis and (pools or cluster_objects):
         reads.quiet, reads.extras = not report_extras, True
-        objects += reads.take(control_planes)
+        objects += [o for read in control_planes for o in reads.record(read)]
         objects += reads.take(extras)
         if ("", "Secret") not in reads.unread:
             secrets_scope = namespace or ""
