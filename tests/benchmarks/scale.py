@@ -19,7 +19,7 @@ same collections (management, and Nodes on the workload server). Once per N, aft
 2N+18 requests) and describe -o yaml. Every command runs under --timeout and must exit 0 with
 the pool's name in its output. Printed: one markdown table per shape with medians and min-max
 spread, requests per command from the servers' audit logs (--verbose: by verb and resource),
-peak RSS (GNU time's, see scalerun.py), ratios, and the targets of issue 13.
+peak RSS (GNU time's, see scalerun.py), ratios, and the targets of issues 13 and 31.
 
 `serve` loads one pair, prints the commands that reach it and waits for Ctrl-C (for profiling).
 

@@ -159,12 +159,46 @@ def _verdict(ok: bool | None) -> str:
     return "unknown (timed out)" if ok is None else "met" if ok else "not met"
 
 
-def print_targets(results: dict[str, dict[int, tuple[float, Measured]]]) -> None:
-    """Issue 13's targets, where this run measured what they need."""
-    print("\n## Targets (issue 13)\n")
+Target = tuple[str, str, bool | None]
+
+
+def _print_table(title: str, lines: list[Target]) -> None:
+    print(f"\n## Targets ({title})\n")
     print("| target | measured | verdict |")
     print("|---|---|---|")
-    lines: list[tuple[str, str, bool | None]] = []
+    for target, measured, ok in lines:
+        print(f"| {target} | {measured} | {_verdict(ok)} |")
+
+
+def print_targets(results: dict[str, dict[int, tuple[float, Measured]]]) -> None:
+    """Issues 13's and 31's targets, where this run measured what they need."""
+    _print_table("issue 13", _issue_13(results))
+    _print_table("issue 31", _issue_31(results))
+
+
+def _issue_31(results: dict[str, dict[int, tuple[float, Measured]]]) -> list[Target]:
+    """describe at most 1.2x the floor at every size, with Machines and without; with
+    Machines at N=1000 no slower than clusterctl describe cluster."""
+    lines: list[Target] = []
+    for shape, title in (("nodes", "without Machines"), ("machines", "with Machines")):
+        for n, (_, m) in sorted(results.get(shape, {}).items()):
+            mode, floor = m.floor()
+            ratio = m.median("describe") / floor
+            measured = f"{ratio:.2f}x ({m.median('describe'):.3f} s / {floor:.3f} s, {mode})"
+            lines.append((f"{title} N={n}: describe ≤ 1.2x floor", measured, ratio <= 1.2))
+    if 1000 in results.get("machines", {}):
+        m = results["machines"][1000][1]
+        ratio = m.median("describe") / m.median("clusterctl describe")
+        measured = f"{ratio:.2f}x ({m.median('describe'):.3f} s / "
+        measured += f"{m.median('clusterctl describe'):.3f} s)"
+        lines.append(
+            ("with Machines N=1000: describe ≤ 1.0x clusterctl describe", measured, ratio <= 1.0)
+        )
+    return lines
+
+
+def _issue_13(results: dict[str, dict[int, tuple[float, Measured]]]) -> list[Target]:
+    lines: list[Target] = []
     machines, nodes = results.get("machines", {}), results.get("nodes", {})
     if 1000 in machines:
         m = machines[1000][1]
@@ -202,5 +236,4 @@ def print_targets(results: dict[str, dict[int, tuple[float, Measured]]]) -> None
                     else max(peak.values()) < 200,
                 )
             )
-    for target, measured, ok in lines:
-        print(f"| {target} | {measured} | {_verdict(ok)} |")
+    return lines
