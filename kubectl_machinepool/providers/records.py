@@ -4,8 +4,9 @@ is, as its provider implements it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from kubectl_machinepool.base.records import record
 from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import Reading
 from kubectl_machinepool.providers.upgrades import Upgrade
@@ -26,7 +27,7 @@ REPLACED = "the instance is drained and deleted, then the provider creates a rep
 ANNOTATED_FIRST = "the annotated Machine is removed first"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstanceDeletion:
     """What deleting one Machine of the pool does in the cloud (docs/delete-machine.md)."""
 
@@ -47,7 +48,7 @@ class InstanceDeletion:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VersionField:
     """A field that names the Kubernetes release the provider rolls the pool to (#7248)."""
 
@@ -61,7 +62,7 @@ class VersionField:
     deployed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ZoneSource:
     """Where the provider takes a pool's zones from, and what its cloud does to keep them even.
 
@@ -88,7 +89,7 @@ class ZoneSource:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Companion:
     """An object the provider makes for each infra pool, holding what the cloud answers."""
 
@@ -100,7 +101,7 @@ class Companion:
     version_fields: tuple[VersionField, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RollingSignal:
     """A condition of the infra pool that says its provider is still rolling it: with this
     status, and this reason when one is given."""
@@ -116,7 +117,7 @@ class RollingSignal:
         return status == self.status and self.reason in (None, reason)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Provider:
     """One infra pool kind, as its provider implements it."""
 
