@@ -14,7 +14,9 @@ Then, each command --runs times in rounds of seeded shuffled order:
   that all point at the same management server (so every context reads the N instances),
   against the same command with --context naming one of them; the ratio says how much of a
   sequential walk over the contexts the parallel one costs, printed beside issue 31's targets;
-- once after the rounds, `diagnose` over --large-fleet contexts (50 by default): time and memory.
+- once after the rounds, `diagnose` over --large-fleet contexts (50 by default): time and memory;
+- the CPU seconds of the plugin and of the servers for the diagnose commands: on a machine whose
+  cores they share, their sum over the cores is the least time the fleet view can take.
 
 Everything listens on 127.0.0.1 and stops when the script ends.
 """
@@ -22,6 +24,7 @@ Everything listens on 127.0.0.1 and stops when the script ends.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -182,6 +185,27 @@ def report(
         (f"{args.contexts} contexts' peak RSS <= 2x one context's", rss[many] / rss[one], 2.0),
     ):
         print(f"| {target} | {value:.2f}x | {'met' if value <= limit else 'NOT met'} |")
+    cpu_bound(measured, one, many)
+
+
+def cpu_bound(measured: dict[str, list[Outcome]], one: str, many: str) -> None:
+    """Where the servers share the plugin's cores, all the CPU both spend bounds the wall time."""
+    cores = os.cpu_count() or 1
+    print(f"\nCPU seconds, medians ({cores} cores, shared by the plugin and the servers):\n")
+    print("| command | plugin | servers and etcd | both / cores | seconds |")
+    print("|---|---|---|---|---|")
+    bound: dict[str, float] = {}
+    for label in (one, many):
+        plugin = statistics.median(o.cpu for o in measured[label])
+        servers = statistics.median(o.server_cpu for o in measured[label])
+        bound[label] = (plugin + servers) / cores
+        seconds = statistics.median(o.seconds for o in measured[label])
+        print(f"| {label} | {plugin:.2f} | {servers:.2f} | {bound[label]:.2f} | {seconds:.2f} |")
+    one_seconds = statistics.median(o.seconds for o in measured[one])
+    print(
+        f"\nHere no {many} can take less than {bound[many]:.2f} s: "
+        f"{bound[many] / one_seconds:.2f}x one context's {one_seconds:.2f} s."
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@ Peak RSS is the ru_maxrss of wait4, but taken by GNU time between this process a
 at exec Linux folds the RSS high-water mark of the exec'ing process (here, a fork of this
 benchmark, which has held whole fleets) into the new program's ru_maxrss, so the command's own
 figure needs a small process to be exec'd from.
+
+CPU seconds: the command's (its children's included, from the same wait4), and the servers'
+(every etcd and kube-apiserver this benchmark started, from /proc) while it ran. On a machine
+whose cores the servers share, their sum over the cores bounds how fast a command can be.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class Outcome:
     rss_kib: int
     requests: Counter[str]  # "VERB resource" -> count, per server prefix
     timed_out: bool = False
+    cpu: float = 0.0  # the command's user + system seconds
+    server_cpu: float = 0.0  # the servers' and etcd's, while it ran
 
     @property
     def request_count(self) -> int:
@@ -85,11 +91,36 @@ def _read_requests(logs: dict[str, Path], before: dict[str, int]) -> Counter[str
     return found
 
 
+SERVERS = ("etcd", "kube-apiserver")
+
+
+def _server_pids() -> list[int]:
+    """This benchmark's etcd and kube-apiserver processes (its children)."""
+    found = []
+    for tasks in Path(f"/proc/{os.getpid()}/task").iterdir():
+        for pid in (tasks / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/comm").read_text().strip() in SERVERS:
+                    found.append(int(pid))
+    return found
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def run(
     command: Command, env: dict[str, str], logs: dict[str, Path], timeout: float | None
 ) -> Outcome:
     """Run once; raise SystemExit when it fails (a broken run must not count as a fast one)."""
     before = _sizes(logs)
+    servers = _server_pids()
+    servers_before = _cpu_seconds(servers)
     with (
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
@@ -112,7 +143,7 @@ def run(
         if timer:
             timer.start()
         try:
-            _, status, _ = os.wait4(proc.pid, 0)
+            _, status, usage = os.wait4(proc.pid, 0)
         finally:
             if timer:
                 timer.cancel()
@@ -121,10 +152,12 @@ def run(
                     os.killpg(proc.pid, signal.SIGKILL)  # whatever the command started
         proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
         took = time.perf_counter() - start
+        cpu = usage.ru_utime + usage.ru_stime
+        server_cpu = _cpu_seconds(servers) - servers_before
         requests = _read_requests(logs, before)
         rss_kib = int((rss.read().decode().split() or ["0"])[-1])
         if killed.is_set():
-            return Outcome(took, rss_kib, requests, timed_out=True)
+            return Outcome(took, rss_kib, requests, True, cpu, server_cpu)
         out.seek(0)
         stdout = out.read().decode(errors="replace")
         if proc.returncode != 0 or command.expect not in stdout:
@@ -133,4 +166,4 @@ def run(
                 f"{command.label} failed (exit {proc.returncode}): {' '.join(command.argv)}\n"
                 f"stdout: {stdout[-600:]!r}\nstderr: {err.read()[-1500:]!r}"
             )
-    return Outcome(took, rss_kib, requests)
+    return Outcome(took, rss_kib, requests, cpu=cpu, server_cpu=server_cpu)
