@@ -89,6 +89,8 @@ def _init(fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
 
 def _finish(cls: _C, slots: bool) -> _C:
     written = set(cls.__dict__)  # methods the class body wrote itself stay
+    if "__post_init__" in written:  # record's __init__ does not call it: say so, not ignore it
+        raise TypeError(f"{cls.__qualname__}: a record has no __post_init__")
     made: Any = dataclasses.dataclass(
         cls, init=False, repr=False, eq=False, frozen=False, slots=slots
     )

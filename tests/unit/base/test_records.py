@@ -159,3 +159,14 @@ def test_methods_the_class_body_wrote_are_kept() -> None:
 def test_a_subclass_compares_its_own_fields() -> None:
     assert Child("a", extra=1) != Child("a", extra=2)
     assert repr(Child("a", extra=1)) == "Child(name='a', ready=False, zones=(), extra=1)"
+
+
+def test_a_post_init_that_would_not_run_is_refused() -> None:
+    with pytest.raises(TypeError, match="__post_init__"):
+
+        @record
+        class Checked:
+            value: int
+
+            def __post_init__(self) -> None:
+                raise AssertionError("never called")
