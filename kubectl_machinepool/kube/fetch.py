@@ -203,12 +203,11 @@ def read_description(
     # A Cluster asked for by name is read even when it has no pool left: its Nodes can still
     # name pools that went (orphans), and saying so is the point of asking.
     named = selection.cluster if not (selection.names or selection.selector) else None
+    in_scope = frozenset(clusters)  # the Clusters the pools name, before any asked for by name
     cluster_read = None
     if pools or named:
         cluster_read = reads.spawn(
-            partial(
-                _read_clusters, reads, namespace, frozenset(clusters), named, diagnosis=diagnosis
-            )
+            partial(_read_clusters, reads, namespace, in_scope, named, diagnosis=diagnosis)
         )
     infra_refs = template_refs(pools, "infrastructureRef")
     instances.start(infra_refs)
@@ -233,7 +232,6 @@ def read_description(
     cluster_objects: list[RawObject] = []
     control_planes: list[Outcome] = []
     if cluster_read is not None:
-        in_scope = frozenset(clusters)
         read, control_planes = cluster_read.result()
         for obj in reads.record(read):
             if (key := _in_scope(obj, in_scope, named)) is not None:
