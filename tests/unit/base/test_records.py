@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
 from dataclasses import field
 from functools import cached_property
@@ -170,3 +171,21 @@ def test_a_post_init_that_would_not_run_is_refused() -> None:
 
             def __post_init__(self) -> None:
                 raise AssertionError("never called")
+
+
+def test_init_is_compiled_on_the_first_call_even_a_wrong_one() -> None:
+    @record
+    class Late:
+        name: str
+        count: int = 0
+
+    @record
+    class Later(Late):
+        extra: bool = False
+
+    with pytest.raises(TypeError):
+        Late()  # type: ignore[call-arg]
+    assert Late("a", 2) == Late(name="a", count=2)
+    assert Later("b", extra=True) == Later("b", 0, True)
+    assert Late.__init__.__qualname__.endswith("Late.__init__")
+    assert list(inspect.signature(Late).parameters) == ["name", "count"]
