@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubectl_machinepool.kube.compact import INSTANCE_UNUSED, Compactor
 
@@ -67,3 +71,29 @@ def test_nested_and_odd_shapes_are_left_alone() -> None:
     assert "addresses" not in node["status"]
     node["status"]["addresses"] = [{"type": "x"}]
     assert json.loads(before) == node
+
+
+SMALL = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from([0.0, 1.0, 1.5]),
+    st.text("ab", max_size=2),
+)
+
+
+@given(st.lists(st.dictionaries(st.text("kt", max_size=2), SMALL, max_size=3), max_size=8))
+def test_a_label_set_is_shared_exactly_with_those_equal_in_value_and_type(
+    label_sets: list[dict[str, object]],
+) -> None:
+    compact = Compactor(INSTANCE_UNUSED)
+    objs = [{"metadata": {"labels": dict(labels)}} for labels in label_sets]
+    for obj in objs:
+        compact(obj)
+    kept = [obj["metadata"]["labels"] for obj in objs]
+    assert [json.dumps(k) for k in kept] == [json.dumps(labels) for labels in label_sets]
+    for a, b in itertools.combinations(range(len(kept)), 2):
+        same = [(k, v, type(v)) for k, v in label_sets[a].items()] == [
+            (k, v, type(v)) for k, v in label_sets[b].items()
+        ]
+        assert (kept[a] is kept[b]) == (same and label_sets[a] == label_sets[b])
