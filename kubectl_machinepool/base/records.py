@@ -109,9 +109,14 @@ def _finish(cls: _C, slots: bool) -> _C:
     written = set(cls.__dict__)  # methods the class body wrote itself stay
     if "__post_init__" in written:  # record's __init__ does not call it: say so, not ignore it
         raise TypeError(f"{cls.__qualname__}: a record has no __post_init__")
+    undocumented = not cls.__doc__
+    if undocumented:  # else dataclasses writes one from inspect.signature: 0.2 ms a class
+        cls.__doc__ = cls.__qualname__
     made: Any = dataclasses.dataclass(
         cls, init=False, repr=False, eq=False, frozen=False, slots=slots
     )
+    if undocumented:
+        made.__doc__ = None
     fields = dataclasses.fields(made)
     made.__init__ = _init(made, fields)
     made.__setattr__, made.__delattr__ = _setattr, _delattr

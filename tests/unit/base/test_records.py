@@ -189,3 +189,17 @@ def test_init_is_compiled_on_the_first_call_even_a_wrong_one() -> None:
     assert Later("b", extra=True) == Later("b", 0, True)
     assert Late.__init__.__qualname__.endswith("Late.__init__")
     assert list(inspect.signature(Late).parameters) == ["name", "count"]
+
+
+def test_a_docstring_is_kept_and_none_is_made_up() -> None:
+    @record
+    class Undocumented:
+        name: str
+
+    @record(slots=False)
+    class Documented:
+        """Said here."""
+
+        name: str
+
+    assert (Undocumented.__doc__, Documented.__doc__) == (None, "Said here.")
