@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import importlib
 import os
 import sys
@@ -13,6 +12,7 @@ import click
 from kubectl_machinepool import __version__
 from kubectl_machinepool.base.errors import ExitCode, Interrupted, MachinePoolError
 from kubectl_machinepool.base.safetext import scrub
+from kubectl_machinepool.cli.collector import rare_collections
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS
 from kubectl_machinepool.cli.environment import Environment, help_width
 
@@ -111,10 +111,6 @@ def cli() -> None:
     """
 
 
-# Allocations before a young collection, young collections before an older one, and so on.
-RARE_COLLECTIONS = (200_000, 50, 100)
-
-
 def main(argv: list[str] | None = None) -> NoReturn:
     """Console entry point: the single place where errors become messages and exit codes."""
     if sys.platform == "win32":  # elsewhere colorama has nothing to fix
@@ -122,18 +118,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
         colorama.just_fix_windows_console()
     env = Environment.from_process()
-    # The cyclic collector re-scans what a run reads (parsed JSON, frozen records), which
-    # reference counting frees anyway: at its default thresholds, 0.55-0.8 s of a
-    # 5000-instance describe (775 collections). It runs rarely rather than never (0.08 s,
-    # 21 collections): a followed deletion, or a watch, runs long and leaves cycles (a
-    # traceback per reconnect). Restored for callers in the same process (tests).
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*RARE_COLLECTIONS)
-    try:
+    with rare_collections(restore=argv is not None):
         code = _run(argv, env)
-    finally:
-        if argv is not None:
-            gc.set_threshold(*thresholds)
     status = code if isinstance(code, int) else ExitCode.OK
     if argv is None:  # the console script: this process ends here, with what env kept
         _end_process(status)
