@@ -143,6 +143,12 @@ def commands(pair: Pair, shape: FleetShape, plugins: Path, work: Path) -> list[C
         Command(f"floor {mode}", [str(python), str(HERE / "floor.py"), str(spec), mode], "items", "floor")
         for mode in FLOOR_MODES
     ]  # fmt: skip
+    # What describe imports, imported by a script that does nothing else: its least time here.
+    modules, imports = str(work / "modules.txt"), str(HERE / "importfloor.py")
+    rows += [
+        Command("describe's imports", [str(python), imports, "import", modules], "imported"),
+        Command("record describe's imports", [str(python), imports, "record", modules, "describe", pool, *scope], "", "warm"),
+    ]  # fmt: skip
     wl = str(pair.workload.admin.kubeconfig)
     rows += [
         Command("clusterctl describe --grouping=false", [*cctl, "--grouping=false"], CLUSTER, "once"),

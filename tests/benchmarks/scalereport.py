@@ -185,6 +185,8 @@ def _issue_31(results: dict[str, dict[int, tuple[float, Measured]]]) -> list[Tar
             mode, floor = m.floor()
             ratio = m.median("describe") / floor
             measured = f"{ratio:.2f}x ({m.median('describe'):.3f} s / {floor:.3f} s, {mode})"
+            imports = m.median("describe's imports")
+            measured += f"; its imports alone {imports:.3f} s = {imports / floor:.2f}x"
             lines.append((f"{title} N={n}: describe ≤ 1.2x floor", measured, ratio <= 1.2))
     if 1000 in results.get("machines", {}):
         m = results["machines"][1000][1]
