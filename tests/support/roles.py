@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import itertools
 import secrets
 import threading
 import time
@@ -31,6 +32,10 @@ OPERATOR = "kubectl-machinepool-operator"
 INFRA = "infrastructure.cluster.x-k8s.io"
 POOL = "dev-mp-0"
 MACHINES = ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
+# Users are named by a serial, not a random suffix: two users of one test with the same name
+# would be one user holding both users' bindings (16 random bits collided in CI: a probe user
+# lacking a grant still had it).
+_USERS = itertools.count(1)
 Obj = dict[str, Any]
 
 
@@ -141,14 +146,14 @@ class Seeded:
 
     def user(self, prefix: str, *roles: Obj, namespace: str | None = None) -> User:
         """A fresh user bound to exactly these roles (in one namespace, or cluster-wide)."""
-        user = self.mgmt.server.add_user(f"{prefix}-{self.namespace}")
+        user = self.mgmt.server.add_user(f"{prefix}-{next(_USERS)}-{self.namespace}")
         for role in roles:
             bind(self.mgmt, user.name, role, namespace)
         return user
 
     def workload_credentials(self, *roles: Obj) -> None:
         """Put a fresh user bound to exactly these roles into the `<cluster>-kubeconfig` Secret."""
-        user = self.user(f"workload-{secrets.token_hex(2)}", *roles)
+        user = self.user("workload", *roles)
         config = yaml.safe_dump(self.mgmt.server.kubeconfig_dict(user, "dev-admin@dev"))
         self.mgmt.api.request(
             "PATCH",
@@ -335,12 +340,12 @@ def unneeded(
 ) -> list[str]:
     """Each grant's probe, run by a user with the role less that grant (and the other roles):
     what is wrong, when the grant's absence shows nothing."""
-    full = seeded.user(f"full-{secrets.token_hex(2)}", role, *others)
+    full = seeded.user("full", role, *others)
     wrong = []
     for grant, probe in sorted(probes.items()):
         name = f"{role['metadata']['name']}-{secrets.token_hex(3)}"
         less = narrowed(role, name, lambda g, d=grant: g == d)
         apply(seeded.mgmt, less)
-        narrow = seeded.user(f"less-{secrets.token_hex(2)}", less, *others)
+        narrow = seeded.user("less", less, *others)
         wrong += [f"{grant}: {w}" for w in check_probe(capsys, seeded, probe, full, narrow)]
     return wrong
