@@ -1022,7 +1022,11 @@ def capd(generation: str, ns: str, salt: str = "") -> list[Obj]:
                     "deprecated": {"v1beta1": {"conditions": [v1beta1_condition("Ready"), v1beta1_condition("ReplicasReady")]}}},
         ),
     ]  # fmt: skip
-    for name, pid in zip(names, ids, strict=True):
+    # Made in the order of their names: creation is stamped in whole seconds, and a rollout
+    # restart replaces the oldest first (names break ties). Made x7q2p first, two namespaces of
+    # the same scenario could order them differently (one second apart, or within one), and a
+    # fault matrix cell's request, named in one namespace, never came in the other.
+    for name, pid in sorted(zip(names, ids, strict=True)):
         node_name = f"dev-{name}{_suffix(salt)}"
         objects.append(
             machine(
