@@ -112,7 +112,9 @@ def test_a_call_that_raises_raises_here_with_the_child_s_traceback() -> None:
 
 def test_a_caller_that_stops_early_leaves_no_child_behind(tmp_path: Path) -> None:
     def hangs() -> str:
-        (tmp_path / "pid").write_text(str(os.getpid()))
+        # Written whole, then renamed: the parent waits for the name, and must not read it empty.
+        (tmp_path / "pid.part").write_text(str(os.getpid()))
+        (tmp_path / "pid.part").replace(tmp_path / "pid")
         threading.Event().wait()
         return "never"
 
