@@ -33,8 +33,8 @@ INFRA = "infrastructure.cluster.x-k8s.io"
 POOL = "dev-mp-0"
 MACHINES = ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
 # Users are named by a serial, not a random suffix: two users of one test with the same name
-# would be one user holding both users' bindings (16 random bits collided in CI: a probe user
-# lacking a grant still had it).
+# would be one user holding both users' bindings (the one way found for a CI run where a probe
+# user lacking a grant still had it).
 _USERS = itertools.count(1)
 Obj = dict[str, Any]
 
