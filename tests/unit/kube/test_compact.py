@@ -32,7 +32,7 @@ def _machine(name: str, ready: object = "True") -> dict:
 
 
 def test_equal_parts_are_kept_once_and_read_the_same() -> None:
-    compact = Compactor(INSTANCE_UNUSED)
+    compact = Compactor(INSTANCE_UNUSED, share_after=0)
     first, second = _machine("a"), _machine("b")
     expected = [copy.deepcopy(first), copy.deepcopy(second)]
     for obj in (first, second):
@@ -50,7 +50,7 @@ def test_equal_parts_are_kept_once_and_read_the_same() -> None:
 
 
 def test_values_equal_across_types_are_not_merged() -> None:
-    compact = Compactor(INSTANCE_UNUSED)
+    compact = Compactor(INSTANCE_UNUSED, share_after=0)
     objs = [_machine("a", ready=True), _machine("b", ready=1), _machine("c", ready=1.0)]
     for obj in objs:
         compact(obj)
@@ -59,7 +59,7 @@ def test_values_equal_across_types_are_not_merged() -> None:
 
 
 def test_nested_and_odd_shapes_are_left_alone() -> None:
-    compact = Compactor(INSTANCE_UNUSED)
+    compact = Compactor(INSTANCE_UNUSED, share_after=0)
     node = {
         "kind": "Node",
         "metadata": {"labels": {"a": {"nested": "x"}}, "ownerReferences": "not a list"},
@@ -86,7 +86,7 @@ SMALL = st.one_of(
 def test_a_label_set_is_shared_exactly_with_those_equal_in_value_and_type(
     label_sets: list[dict[str, object]],
 ) -> None:
-    compact = Compactor(INSTANCE_UNUSED)
+    compact = Compactor(INSTANCE_UNUSED, share_after=0)
     objs = [{"metadata": {"labels": dict(labels)}} for labels in label_sets]
     for obj in objs:
         compact(obj)
@@ -97,3 +97,15 @@ def test_a_label_set_is_shared_exactly_with_those_equal_in_value_and_type(
             (k, v, type(v)) for k, v in label_sets[b].items()
         ]
         assert (kept[a] is kept[b]) == same
+
+
+def test_parts_are_shared_only_after_the_first_objects() -> None:
+    compact = Compactor(INSTANCE_UNUSED, share_after=2)
+    objs = [_machine(name) for name in "abcd"]
+    for obj in objs:
+        compact(obj)
+    labels = [obj["metadata"]["labels"] for obj in objs]
+    assert labels[0] is not labels[1]
+    assert labels[1] is not labels[2]
+    assert labels[2] is labels[3]
+    assert all("managedFields" not in obj["metadata"] for obj in objs)  # forgotten from the first
