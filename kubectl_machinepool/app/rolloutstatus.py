@@ -48,9 +48,15 @@ def report_of(loaded: Loaded, rules: RuleOptions, stuck_after: timedelta) -> Rep
         for pool in cluster.pools
     )
     _, findings = judge(loaded, rules)
-    keys = {(r.namespace, r.cluster, r.name) for r in rollouts}
-    ours = tuple(f for f in findings if (f.namespace, f.cluster, f.pool) in keys)
-    return Report(rollouts, ours, now, loaded.notes)
+    strays = {
+        (cluster.namespace, pool.pool.name): cluster.outside.likely_of(pool.pool.name)
+        for cluster in loaded.description.clusters
+        for pool in cluster.pools
+        if cluster.outside is not None
+    }
+    report = Report(rollouts, tuple(findings), now, loaded.notes, strays)
+    ours = dict.fromkeys(f for r in rollouts for f in report.about(r))
+    return replace(report, findings=tuple(ours))
 
 
 def follow(

@@ -3,6 +3,8 @@ rollout status reports them (built by app/rolloutstatus.py, shown by render/roll
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import field
 from datetime import datetime
 
 from kubectl_machinepool.base.records import record
@@ -18,6 +20,23 @@ class Report:
     now: datetime
     # What could not be read, one warning each (the Nodes' included).
     notes: tuple[str, ...] = ()
+    # By (namespace, pool): the Nodes no pool lists that most likely are that pool's (a new
+    # instance Cluster API does not count holds a rollout as much as an old one).
+    strays: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+
+    def about(self, rollout: PoolRollout) -> tuple[Finding, ...]:
+        """The findings of this pool, and those of its Cluster about Nodes most likely its."""
+        key = (rollout.namespace, rollout.name)
+        strays = set(self.strays.get(key, ()))
+        return tuple(
+            f
+            for f in self.findings
+            if (f.namespace, f.pool) == key
+            or (
+                (f.namespace, f.cluster, f.pool) == (rollout.namespace, rollout.cluster, "")
+                and not strays.isdisjoint(f.instances)
+            )
+        )
 
     @property
     def done(self) -> bool:

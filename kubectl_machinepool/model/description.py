@@ -28,7 +28,10 @@ from kubectl_machinepool.model.outsiders import (
     PoolKeys,
     existing_pools,
     groups_by_cluster,
+    held_by,
+    kept_to,
     outside_nodes,
+    unshown_pools,
 )
 from kubectl_machinepool.model.pool import (
     PAUSED_ANNOTATION,
@@ -271,24 +274,29 @@ def _outside(
     nodes: list[NodeState] | None,
     pools: list[PoolDescription],
     *,
+    snapshot: Snapshot,
     existing: PoolKeys | None,
     groups: dict[tuple[str, str], frozenset[Group]],
     selection: Selection,
     now: datetime,
 ) -> OutsideNodes | None:
-    if nodes is None or selection.names or selection.selector:
+    """The Nodes no pool holds. A view of some pools (by name or selector) classifies them
+    against every pool of the Cluster, then keeps those most likely the view's: a stray
+    instance belongs to its pool's view as much as to the Cluster's."""
+    if nodes is None:
         return None
     held = {i.node.name for p in pools for i in p.instances if i.node is not None}
+    every = [p.pool for p in pools]
+    partial = bool(selection.names or selection.selector)
+    if partial:
+        others = unshown_pools(snapshot, key, {p.pool.name for p in pools})
+        every += others
+        held = held.union(*(held_by(other, nodes) for other in others))
     foreign = frozenset().union(*(g for k, g in groups.items() if k != key))
-    return outside_nodes(
-        *key,
-        nodes,
-        pools=[p.pool for p in pools],
-        held=held,
-        existing=existing,
-        now=now,
-        foreign=foreign,
+    found = outside_nodes(
+        *key, nodes, pools=every, held=held, existing=existing, now=now, foreign=foreign
     )
+    return kept_to(found, {p.pool.name for p in pools}) if partial else found
 
 
 EVENTS_GROUP = "events.k8s.io"
@@ -304,8 +312,9 @@ def _records(*sources: Iterable[RawObject] | None) -> list[EventRecord]:
     return found
 
 
-def pool_objects(pool: PoolDescription) -> list[tuple[str, str, str]]:
-    """(kind, namespace, name) of everything a pool is made of, for its Events."""
+def pool_objects(pool: PoolDescription, strays: Iterable[str] = ()) -> list[tuple[str, str, str]]:
+    """(kind, namespace, name) of everything a pool is made of, for its Events; strays: the
+    Nodes no pool holds that most likely are its own."""
     mp = pool.pool
     found = [("MachinePool", mp.namespace, mp.name)]
     for ref in (mp.infrastructure_ref, mp.bootstrap_ref):
@@ -318,13 +327,19 @@ def pool_objects(pool: PoolDescription) -> list[tuple[str, str, str]]:
             found.append((instance.infra_machine.kind, mp.namespace, instance.infra_machine.name))
         if instance.node is not None:
             found.append(("Node", "", instance.node.name))
+    found += [("Node", "", name) for name in strays]
     return found
 
 
-def _with_events(pool: PoolDescription, records: list[EventRecord]) -> PoolDescription:
+def _with_events(
+    pool: PoolDescription, records: list[EventRecord], outside: OutsideNodes | None
+) -> PoolDescription:
     if not records:
         return pool
-    return replace(pool, events=tuple(about(records, pool_objects(pool))))
+    strays = (
+        [n.node.name for n in outside.listed if pool.pool.name in n.likely_pools] if outside else []
+    )
+    return replace(pool, events=tuple(about(records, pool_objects(pool, strays))))
 
 
 def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Description:
@@ -357,12 +372,20 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
         paused = dig(cluster_raw, "spec", "paused") is True
         records = management_events + _records(workload.events if workload else None)
         pools = sorted(
-            (
-                _with_events(describe_pool(raw, snapshot, nodes, now, paused), records)
-                for raw in raws
-            ),
+            (describe_pool(raw, snapshot, nodes, now, paused) for raw in raws),
             key=lambda p: p.pool.name,
         )
+        outside = _outside(
+            (namespace, name),
+            nodes,
+            pools,
+            snapshot=snapshot,
+            existing=existing,
+            groups=groups,
+            selection=selection,
+            now=now,
+        )
+        pools = [_with_events(p, records, outside) for p in pools]
         clusters.append(
             ClusterDescription(
                 namespace=namespace,
@@ -375,15 +398,7 @@ def describe(snapshot: Snapshot, selection: Selection, now: datetime) -> Descrip
                 workload_unreachable=workload is not None and workload.unreachable,
                 pools=tuple(pools),
                 nodes=None if nodes is None else tuple(nodes),
-                outside=_outside(
-                    (namespace, name),
-                    nodes,
-                    pools,
-                    existing=existing,
-                    groups=groups,
-                    selection=selection,
-                    now=now,
-                ),
+                outside=outside,
             )
         )
     return Description(tuple(clusters), now, snapshot.notes)

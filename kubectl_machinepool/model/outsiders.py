@@ -23,7 +23,7 @@ from kubectl_machinepool.model.instances import (
     OWNER_KIND_ANNOTATION,
     OWNER_NAME_ANNOTATION,
 )
-from kubectl_machinepool.model.pool import MachinePool
+from kubectl_machinepool.model.pool import MachinePool, machine_pool
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.model.states import NodeState
 
@@ -56,10 +56,17 @@ class OutsideNodes:
     machine_deployments: int
     # Every other unclaimed Node, sorted by name.
     listed: tuple[OutsideNode, ...]
+    # A view of some pools only: listed holds just the Nodes most likely theirs (these names),
+    # classified against all of the Cluster's pools.
+    kept_to: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
         return self.control_plane + self.machine_deployments + len(self.listed)
+
+    def likely_of(self, pool: str) -> tuple[str, ...]:
+        """The names of the Nodes most likely this pool's."""
+        return tuple(n.node.name for n in self.listed if pool in n.likely_pools)
 
 
 # -- ownership --------------------------------------------------------------------------------
@@ -235,6 +242,30 @@ def _reasons(
     if node.ready is not True:
         reasons.append("NotReady" if node.ready is False else "Ready unknown")
     return tuple(reasons)
+
+
+def unshown_pools(
+    snapshot: Snapshot, key: tuple[str, str], shown: AbstractSet[str]
+) -> list[MachinePool]:
+    """The pools of this (namespace, Cluster) that a view leaves out."""
+    found = [machine_pool(raw, snapshot) for raw in snapshot.of_kind(CAPI_GROUP, "MachinePool")]
+    return [p for p in found if (p.namespace, p.cluster) == key and p.name not in shown]
+
+
+def held_by(pool: MachinePool, nodes: Sequence[NodeState]) -> set[str]:
+    """The Nodes a pool holds by its providerIDList or its nodeRefs: how a pool left out of a
+    view still claims its Nodes."""
+    listed = set(pool.provider_ids)
+    held = {name for name, _ in pool.node_refs}
+    return held | {n.name for n in nodes if n.provider_id is not None and n.provider_id in listed}
+
+
+def kept_to(outside: OutsideNodes, pools: AbstractSet[str]) -> OutsideNodes:
+    """The Nodes most likely of these pools, for a view of them alone."""
+    listed = tuple(n for n in outside.listed if not pools.isdisjoint(n.likely_pools))
+    return OutsideNodes(
+        outside.control_plane, outside.machine_deployments, listed, tuple(sorted(pools))
+    )
 
 
 def outside_nodes(

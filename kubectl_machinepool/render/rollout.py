@@ -76,6 +76,13 @@ def block(report: Report, width: int | None = None) -> str:
             lines.append(f"    {instance.state:<10} {escape(instance.name)}  {evidence}")
         if len(behind) > LISTED_INSTANCES:
             lines.append(f"    ... and {len(behind) - LISTED_INSTANCES} more")
+        strays = report.strays.get((rollout.namespace, rollout.name), ())
+        if strays:
+            field(
+                "Not listed:",
+                f"{', '.join(escape(n) for n in strays)}: most likely this pool's, but not in "
+                "spec.providerIDList, so not counted",
+            )
         if rollout.waiting_for:
             field("Waiting for:", "; ".join(escape(w) for w in rollout.waiting_for))
         if rollout.last_change is not None:
@@ -124,11 +131,7 @@ def stuck(rollout: PoolRollout, report: Report) -> str:
     if rollout.last_change is not None:
         since = f" for {human_duration(report.now - rollout.last_change)}"
     titles = {rule.code: rule.title for rule in RULES}
-    codes = [
-        f"{f.code} ({titles.get(f.code, f.rule)})"
-        for f in report.findings
-        if (f.namespace, f.pool) == (rollout.namespace, rollout.name)
-    ]
+    codes = [f"{f.code} ({titles.get(f.code, f.rule)})" for f in report.about(rollout)]
     why = f"; findings: {', '.join(dict.fromkeys(codes))}" if codes else ""
     waiting = "; ".join(escape(w) for w in rollout.waiting_for)
     return (
@@ -199,9 +202,6 @@ def _pool_doc(rollout: PoolRollout, report: Report) -> dict[str, Any]:
         "holding": [i.name for i in rollout.holding],
         "waitingFor": list(rollout.waiting_for),
         "lastChange": format_time(rollout.last_change) if rollout.last_change else None,
-        "findings": [
-            f.code
-            for f in report.findings
-            if (f.namespace, f.pool) == (rollout.namespace, rollout.name)
-        ],
+        "findings": [f.code for f in report.about(rollout)],
+        "unlistedNodes": list(report.strays.get((rollout.namespace, rollout.name), ())),
     }

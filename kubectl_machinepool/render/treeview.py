@@ -264,11 +264,15 @@ def _outside(cluster: ClusterDescription, ctx: _Context) -> list[TreeRow]:
     outside = cluster.outside
     if outside is None or outside.total == 0:
         return []
+    if outside.kept_to and not outside.listed:
+        return []
     rows = _fold_quiet([(n, _outside_node(n, cluster, ctx)) for n in outside.listed], ctx)
     counts = (
         f"control plane {outside.control_plane}, MachineDeployments "
         f"{outside.machine_deployments}, others {len(outside.listed)}"
     )
+    if outside.kept_to:
+        counts = f"{len(outside.listed)} most likely of {', '.join(outside.kept_to)}"
     worst = Health.ERROR if any(r.problem for r in rows) else Health.OK
     return [
         TreeRow(
@@ -298,7 +302,11 @@ def cluster_findings(
 ) -> tuple[Finding, ...]:
     """The findings listed under a Cluster's tree: its pools' and its own."""
     names = {p.pool.name for p in cluster.pools} | {""}
-    return tuple(f for f in findings if f.namespace == cluster.namespace and f.pool in names)
+    return tuple(
+        f
+        for f in findings
+        if (f.namespace, f.cluster) == (cluster.namespace, cluster.name) and f.pool in names
+    )
 
 
 def build_tree(

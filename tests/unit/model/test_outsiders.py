@@ -21,6 +21,7 @@ from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import ClusterDescription, describe
 from kubectl_machinepool.model.outsiders import OutsideNode, OutsideNodes, provider_group
 from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.offline.dump import load_dump
 from kubectl_machinepool.render.treerows import Health, RowKind
 from kubectl_machinepool.render.treeview import build_tree
 
@@ -222,13 +223,36 @@ def test_a_dumps_nodes_of_another_cluster_stay_with_it() -> None:
     assert found.total == 0
 
 
-def test_nothing_is_said_when_a_selection_leaves_pools_out() -> None:
+def test_nothing_is_said_when_the_nodes_were_not_read() -> None:
     objects = SCENARIOS["aws-asg"]("v1beta2", NAMESPACE)
-    selection = Selection(names=("asg-workers",))
-    [cluster] = describe(snapshot_of(objects), selection, NOW).clusters
-    assert cluster.outside is None
     [cluster] = describe(snapshot_of(objects, nodes_known=False), Selection(), NOW).clusters
     assert cluster.outside is None
+
+
+def examples(selection: Selection) -> dict[str, ClusterDescription]:
+    snapshot = load_dump([str(ROOT / "examples")], None)
+    return {c.name: c for c in describe(snapshot, selection, NOW).clusters}
+
+
+def test_a_pools_view_holds_the_stray_instance_most_likely_its_own() -> None:
+    whole = examples(Selection(namespace=NAMESPACE))["batch"].outside
+    view = examples(Selection(namespace=NAMESPACE, names=("vmss-batch",)))["batch"].outside
+    assert whole is not None
+    assert view is not None
+    assert [n.node.name for n in view.listed] == ["vmss-batch-000002"]
+    assert view.listed == whole.listed
+    assert view.kept_to == ("vmss-batch",)
+
+
+def test_a_pools_view_leaves_out_the_nodes_of_the_pools_it_does_not_show() -> None:
+    # prod's other pools claim their Nodes by providerIDList and nodeRefs although their
+    # instances are not described: none of them is "in no MachinePool".
+    for name in ("asg-workers", "eks-default", "vmss-workers"):
+        view = examples(Selection(namespace=NAMESPACE, names=(name,)))["prod"].outside
+        assert view is not None
+        assert view.listed == (), name
+    selected = examples(Selection(namespace=NAMESPACE, selector="nope=1"))
+    assert selected == {}
 
 
 # -- describe's tree and JSON -----------------------------------------------------------------
