@@ -317,3 +317,31 @@ def test_unreadable_infra_machines_raise_no_false_alarms(v1beta2, capsys) -> Non
     problems = {i["machine"]["name"]: i["problems"] for i in instances}
     assert problems["vmss-workers-1"] == []
     assert all("not found" not in p for ps in problems.values() for p in ps)
+
+
+def test_a_pools_view_holds_its_stray_node_live(mgmt, loader, tmp_path, capsys) -> None:
+    """describe NAME reads only the named pool's objects but every MachinePool of its
+    namespace: the Node the Cluster's view lists as most likely the pool's is in the pool's
+    view too, live as offline, and diagnose NAME judges it."""
+    namespace, _, objects = loader("azure-image-drift")
+    [pool] = [
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "MachinePool" and o["metadata"]["name"].startswith("vmss-batch")
+    ]
+    stray = f"{pool}-000002"
+    config = ("--kubeconfig", str(mgmt.kubeconfig))
+    view = ("-n", namespace, "--now", AT)
+
+    live = run_cli(capsys, "describe", pool, *view, *config)
+    assert (live.code, live.err) == (0, "")
+    offline = run_cli(
+        capsys, "describe", pool, *view, *kubectl_dump(mgmt, namespace, objects, tmp_path)
+    )
+    assert live.out == offline.out
+    assert f"Node {stray}" in live.out
+    assert "1 most likely of " + pool in live.out
+
+    diagnosis = run_cli(capsys, "diagnose", pool, *view, *config, "-o", "json")
+    about = {f["code"] for f in json.loads(diagnosis.out)["findings"] if stray in f["subject"]}
+    assert about == {"MP0104", "MP0801"}

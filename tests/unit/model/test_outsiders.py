@@ -13,7 +13,7 @@ import yaml
 from support.documents import describe_document
 from support.objects import NOW
 from support.run import run_cli
-from support.scenarios import SCENARIOS, node
+from support.scenarios import SCENARIOS, node, node_events
 from support.snapshots import NAMESPACE, snapshot_of
 
 from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
@@ -253,6 +253,15 @@ def test_a_pools_view_leaves_out_the_nodes_of_the_pools_it_does_not_show() -> No
         assert view.listed == (), name
     selected = examples(Selection(namespace=NAMESPACE, selector="nope=1"))
     assert selected == {}
+
+
+def test_a_pools_events_hold_those_of_its_stray_node() -> None:
+    objects = SCENARIOS["azure-image-drift"]("v1beta2", NAMESPACE)
+    objects += node_events("vmss-batch-000002")
+    selection = Selection(namespace=NAMESPACE, names=("vmss-batch",))
+    [cluster] = describe(snapshot_of(objects), selection, NOW).clusters
+    [pool] = cluster.pools
+    assert {e.reason for e in pool.events} >= {"Starting", "NodeNotReady"}
 
 
 # -- describe's tree and JSON -----------------------------------------------------------------
