@@ -71,6 +71,10 @@ COMMANDS = {
         "kubectl_machinepool.cli.commands.scale:scale_command",
         "Set the size of MachinePools through their /scale subresource, or refuse and say why.",
     ),
+    "completion": (
+        "kubectl_machinepool.cli.commands.completion:completion_command",
+        "Print the shell completion script for bash, zsh, fish or PowerShell.",
+    ),
 }
 
 

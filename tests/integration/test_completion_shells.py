@@ -55,11 +55,21 @@ def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str
     )
 
 
-def test_bash_completes_pools_machines_and_nodes(scenario: str, env: dict[str, str]) -> None:
+# bash loads the script shipped in completions/, or the one the plugin prints (krew's only way).
+BASH_SOURCES = {
+    "shipped": f"source {SCRIPTS / 'kubectl-machinepool.bash'}",
+    "printed": "source <(kubectl-machinepool completion bash)",
+}
+
+
+@pytest.mark.parametrize("loaded", sorted(BASH_SOURCES))
+def test_bash_completes_pools_machines_and_nodes(
+    scenario: str, env: dict[str, str], loaded: str
+) -> None:
     def complete(*words: str) -> list[str]:
         line = " ".join(f"'{w}'" for w in words)
         script = (
-            f"source {SCRIPTS / 'kubectl-machinepool.bash'}\n"
+            f"{BASH_SOURCES[loaded]}\n"
             f"COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}\n"
             "_kubectl_machinepool_completion kubectl-machinepool\n"
             'printf "%s\\n" "${COMPREPLY[@]}"\n'

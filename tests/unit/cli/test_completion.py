@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 from support.kubeconfigs import dead_kubeconfig
+from support.run import run_cli
 
 from kubectl_machinepool.cli.completion import main as complete
 from kubectl_machinepool.cli.main import COMPLETE_VAR
@@ -97,16 +98,31 @@ def test_a_broken_kubeconfig_never_reaches_the_shell(capsys, tmp_path, monkeypat
 
 
 @pytest.mark.parametrize("shell", sorted(SCRIPTS))
-def test_shipped_scripts_are_what_the_code_generates(shell, monkeypatch, capsys) -> None:
-    from support.run import run_cli
-
-    monkeypatch.setenv(COMPLETE_VAR, f"{shell}_source")
-    generated = run_cli(capsys).out
+def test_the_completion_command_prints_the_shipped_script(shell, monkeypatch, capsys) -> None:
+    """One script per shell: what `completion SHELL` prints (krew users' only source), what
+    completions/ ships, and what click itself writes for the variable are the same text."""
+    printed = run_cli(capsys, "completion", shell)
     shipped = (REPO / "completions" / SCRIPTS[shell]).read_text()
-    assert generated == shipped, (
+    assert (printed.code, printed.err) == (0, "")
+    assert printed.out == shipped, (
         f"completions/{SCRIPTS[shell]} is out of date: "
-        f"{COMPLETE_VAR}={shell}_source kubectl-machinepool > completions/{SCRIPTS[shell]}"
+        f"kubectl-machinepool completion {shell} > completions/{SCRIPTS[shell]}"
     )
+    monkeypatch.setenv(COMPLETE_VAR, f"{shell}_source")
+    assert run_cli(capsys).out == shipped
+
+
+@pytest.mark.parametrize("args", [("completion", "tcsh"), ("completion",)])
+def test_a_shell_not_known_is_a_usage_error_naming_the_known_ones(args, capsys) -> None:
+    done = run_cli(capsys, *args)
+    assert (done.code, done.out) == (2, "")
+    assert all(shell in done.err for shell in SCRIPTS), done.err
+    assert "Traceback" not in done.err
+
+
+def test_the_completion_command_completes_its_shells(capsys) -> None:
+    assert answer(capsys, "completion", "") == [*SCRIPTS, ":4"]
+    assert answer(capsys, "completion", "p") == ["powershell", ":4"]
 
 
 def test_the_completion_path_never_imports_the_typed_client(tmp_path: Path) -> None:
