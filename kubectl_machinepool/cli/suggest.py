@@ -1,9 +1,10 @@
-"""Values for shell completion: pools, Machines, Nodes, namespaces, contexts, Clusters.
+"""Values for shell completion: pools, Machines, Nodes, namespaces, contexts, Clusters, rules.
 
 Every TAB is a fresh process, so this path stays light: the raw HTTP client (never the typed
 APIs), a short timeout, metadata-only lists where names suffice, and a few seconds of cache
 so that the second TAB of a word answers without a request. Any failure yields no values: a
-broken cluster must never break the shell.
+broken cluster (or dump) must never break the shell. Given -f, pools and Clusters come from
+the dump, read within the dump reader's bounds, as the command itself would read them.
 
 A cached answer is found from the flags and the kubeconfig files' names and times alone, so the
 modules that read the kubeconfig and talk to the server (and the YAML parser) are imported only
@@ -13,6 +14,7 @@ when the cache has no answer: a warm TAB pays for click and this module, nothing
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.shell_completion import CompletionItem
 
+from kubectl_machinepool.base.fields import dig, text
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.kube.kubefiles import kubeconfig_files, kubeconfig_paths
 
@@ -131,6 +134,56 @@ def _from_cluster(ctx: click.Context, incomplete: str, reader: str) -> list[Comp
         return []
 
 
+def _dump_key(what: str, filenames: tuple[str, ...], namespace: str | None) -> list[Any]:
+    """What a dump's answer depends on: each path named and when it last changed. Anything
+    but a file or a directory (stdin, a FIFO, a device) is refused here: reading it would
+    wait for a writer, or never end, while the user waits for a TAB."""
+    files = []
+    for name in filenames:
+        path = os.path.abspath(name)
+        info = os.stat(path)
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            raise ValueError(f"{name} is neither a file nor a directory")
+        files.append((path, info.st_mtime_ns, info.st_size))
+    return [what, files, namespace]
+
+
+def _pool_help(pool: dict[str, Any]) -> str:
+    cluster = text(dig(pool, "spec", "clusterName"))
+    return f"Cluster {cluster}" if cluster else ""
+
+
+# The completers a dump answers: the kind each lists, and what is said of each object.
+_IN_DUMP: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "pools": ("MachinePool", _pool_help),
+    "clusters": ("Cluster", lambda _cluster: ""),
+}
+
+
+def _from_dump(params: dict[str, Any], incomplete: str, reader: str) -> list[CompletionItem]:
+    """The names of -f's objects of reader's kind, in the namespace typed (-n), all without."""
+    filenames = tuple(params["filenames"])
+    namespace = None if params.get("all_namespaces") else params.get("namespace")
+    kind, described = _IN_DUMP[reader]
+
+    def produce() -> Values:
+        from kubectl_machinepool.base.apiversion import CAPI_GROUP
+        from kubectl_machinepool.offline.dump import load_dump
+
+        found = {
+            (text(dig(obj, "metadata", "name")) or "", described(obj))
+            for obj in load_dump(filenames, None).of_kind(CAPI_GROUP, kind)
+            if namespace is None or dig(obj, "metadata", "namespace") == namespace
+        }
+        return sorted(found)
+
+    try:
+        key = _dump_key(f"dump {reader}", filenames, namespace)
+        return _offer(_cached(key, produce), incomplete)
+    except Exception:  # a missing or malformed dump offers nothing, quietly
+        return []
+
+
 Completer = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
 
 
@@ -138,6 +191,8 @@ def _values_of(reader: str) -> Completer:
     def complete(
         ctx: click.Context, _param: click.Parameter, incomplete: str
     ) -> list[CompletionItem]:
+        if reader in _IN_DUMP and (params := _params(ctx)).get("filenames"):
+            return _from_dump(params, incomplete, reader)
         return _from_cluster(ctx, incomplete, reader)
 
     return complete
@@ -167,3 +222,12 @@ def context_values(
     except Exception:  # a broken kubeconfig offers nothing, quietly
         return []
     return _offer(values, incomplete)
+
+
+def rule_codes(
+    _ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """explain's argument: every rule's code, with its title; explain takes any case."""
+    from kubectl_machinepool.diagnostics.rules import RULES
+
+    return _offer([(rule.code, rule.title) for rule in RULES], incomplete.upper())

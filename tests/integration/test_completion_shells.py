@@ -91,6 +91,12 @@ def test_bash_completes_pools_machines_and_nodes(
     assert complete(*upgrade, "--set", "spec.template.image.c") == [
         "spec.template.image.computeGallery.version="
     ]
+    # Given a dump, the pools are the dump's, not the cluster's.
+    examples = str(REPO / "examples")
+    assert complete("kubectl-machinepool", "describe", "-f", examples, "") == [
+        "asg-workers", "eks-default", "vmss-batch", "vmss-workers",
+    ]  # fmt: skip
+    assert complete("kubectl-machinepool", "explain", "mp000") == ["MP0001"]
 
 
 def test_zsh_loads_the_script_and_completes_pool_names(scenario: str, env: dict[str, str]) -> None:

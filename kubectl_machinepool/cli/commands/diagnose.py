@@ -10,6 +10,7 @@ import click
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.errors import ExitCode, MachinePoolError, NotFoundError, UsageError
+from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, OutputOptions
@@ -219,7 +220,7 @@ def _show_fleet(
 
 
 @click.command("explain", context_settings=CONTEXT_SETTINGS)
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=suggest.rule_codes)
 @click.option("--list", "list_all", is_flag=True, help="List every rule's code, severity and title")
 @flags.pass_env
 def explain_command(env: Environment, code: str | None, list_all: bool) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import click
 import pytest
 import yaml
 from support.kubeconfigs import dead_kubeconfig
@@ -161,3 +163,105 @@ def test_a_hostile_name_is_never_offered_to_the_shell() -> None:
         ("workers", "a pool"),
         ("ok", "help \\x1b[2J"),
     ]
+
+
+def test_explain_completes_every_rule_code_with_its_title(capsys) -> None:
+    from kubectl_machinepool.diagnostics.rules import RULES
+
+    assert answer(capsys, "explain", "") == [f"{r.code}\t{r.title}" for r in RULES] + [":4"]
+    typed = answer(capsys, "explain", "mp000")  # explain takes any case
+    assert typed == [f"{r.code}\t{r.title}" for r in RULES if r.code.startswith("MP000")] + [":4"]
+    assert len(typed) > 1
+
+
+EXAMPLES = str(REPO / "examples")
+EXAMPLE_POOLS = [
+    "asg-workers\tCluster prod",
+    "eks-default\tCluster prod",
+    "vmss-batch\tCluster batch",
+    "vmss-workers\tCluster prod",
+    ":4",
+]
+
+
+def commands_reading_pools_from_dumps() -> list[tuple[str, ...]]:
+    """Every command, subcommands included, that takes -f and names pools."""
+    from kubectl_machinepool.cli.main import COMMANDS, cli
+
+    found: list[tuple[str, ...]] = []
+    for name in sorted(COMMANDS):
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None
+        inner = command.commands.items() if isinstance(command, click.Group) else [("", command)]
+        for sub, leaf in inner:
+            params = {p.name for p in leaf.params}
+            if {"filenames", "names"} <= params:
+                found.append((name, sub) if sub else (name,))
+    return found
+
+
+def test_every_command_given_a_dump_completes_the_dump_s_pools(
+    capsys, monkeypatch, tmp_path
+) -> None:
+    # The kubeconfig names a cluster that refuses connections: these names come from the dump.
+    monkeypatch.setenv("KUBECONFIG", str(dead_kubeconfig(tmp_path)))
+    commands = commands_reading_pools_from_dumps()
+    assert {
+        ("describe",),
+        ("diagnose",),
+        ("events",),
+        ("diff-metadata",),
+        ("rollout", "status"),
+    } <= set(commands)
+    for words in commands:
+        assert answer(capsys, *words, "-f", EXAMPLES, "") == EXAMPLE_POOLS, words
+    assert answer(capsys, "describe", "-f", EXAMPLES, "vmss-") == EXAMPLE_POOLS[2:]
+    assert answer(capsys, "describe", "-n", "capi-prod", "-f", EXAMPLES, "") == EXAMPLE_POOLS
+    assert answer(capsys, "describe", "-n", "other", "-f", EXAMPLES, "") == [":4"]
+    assert answer(capsys, "describe", "-n", "other", "-A", "-f", EXAMPLES, "") == EXAMPLE_POOLS
+    one = str(REPO / "examples" / "aws-asg.yaml")
+    assert answer(capsys, "diagnose", "-f", one, "") == ["asg-workers\tCluster prod", ":4"]
+    assert answer(capsys, "describe", "-f", EXAMPLES, "--cluster", "") == ["batch", "prod", ":4"]
+    assert capsys.readouterr().err == ""
+
+
+def test_a_changed_dump_is_read_again(capsys, tmp_path) -> None:
+    dump = tmp_path / "dump.yaml"
+    pool = yaml.safe_load((REPO / "examples" / "aws-asg.yaml").read_text())
+    dump.write_text(yaml.safe_dump(pool))
+    assert answer(capsys, "describe", "-f", str(dump), "") == ["asg-workers\tCluster prod", ":4"]
+    for item in pool["items"]:
+        if item["kind"] == "MachinePool":
+            item["metadata"]["name"] = "renamed"
+    dump.write_text(yaml.safe_dump(pool))
+    assert answer(capsys, "describe", "-f", str(dump), "") == ["renamed\tCluster prod", ":4"]
+
+
+def hostile_dumps(tmp_path) -> dict[str, str]:
+    """-f values that must offer nothing, quickly and quietly."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # no writer: opening it to read would wait for ever
+    (tmp_path / "broken.yaml").write_text("kind: [")
+    (tmp_path / "deep.json").write_text("[" * 300 + "]" * 300)  # past the dump reader's depth
+    laughs = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    laughs += [
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+    (tmp_path / "laughs.yaml").write_text("\n".join(laughs) + "\n")
+    (tmp_path / "empty").mkdir()
+    return {
+        "missing": str(tmp_path / "nope.yaml"),
+        "stdin": "-",
+        "fifo": str(fifo),
+        "malformed": str(tmp_path / "broken.yaml"),
+        "too deep": str(tmp_path / "deep.json"),
+        "alias bomb": str(tmp_path / "laughs.yaml"),
+        "no MachinePool": str(tmp_path / "empty"),
+    }
+
+
+def test_a_dump_that_cannot_be_read_offers_nothing_and_says_nothing(capsys, tmp_path) -> None:
+    for what, path in hostile_dumps(tmp_path).items():
+        assert answer(capsys, "describe", "-f", path, "") == [":4"], what
+        assert capsys.readouterr().err == "", what
