@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import sys
@@ -15,6 +16,7 @@ from kubectl_machinepool.base.safetext import scrub
 from kubectl_machinepool.cli.collector import rare_collections
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS
 from kubectl_machinepool.cli.environment import Environment, help_width
+from kubectl_machinepool.cli.pflag import KubectlGroup, persistent_options
 
 PROG = "kubectl machinepool"
 COMPLETE_VAR = "_KUBECTL_MACHINEPOOL_COMPLETE"
@@ -78,7 +80,7 @@ COMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(KubectlGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:  # noqa: ARG002
         return sorted(COMMANDS)
 
@@ -101,17 +103,18 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=LazyGroup, params=persistent_options(), context_settings=CONTEXT_SETTINGS)
 @click.version_option(
     __version__, "--version", prog_name="kubectl-machinepool", message="%(prog)s %(version)s"
 )
-def cli() -> None:
+def cli(**_persistent: object) -> None:
     """Show the truth about Cluster API MachinePools, and act on them safely.
 
     \b
     Reads the management cluster (MachinePools and their provider objects) with the
-    usual kubectl flags, which go after the subcommand:
+    usual kubectl flags, which go after the subcommand, or before it as kubectl's own:
       kubectl machinepool list -A --context mgmt
+      kubectl machinepool -n capi-prod describe machinepool/workers-0
     """
 
 
@@ -160,8 +163,14 @@ def _run(argv: list[str] | None, env: Environment) -> object:
             obj=env,
             terminal_width=help_width(sys.__stdout__ or env.stdout, env.env),
         )
+    except click.exceptions.NoArgsIsHelpError as err:
+        err.show()  # the help itself
+        code = err.exit_code
     except click.ClickException as err:
-        err.show()
+        message, hint = _usage(err)
+        click.echo(scrub(f"error: {message}"), err=True)
+        if hint:
+            click.echo(scrub(f"hint: {hint}"), err=True)
         code = err.exit_code
     except click.Abort as err:
         # click turns Ctrl-C into Abort; EOF at a prompt is the other cause.
@@ -182,3 +191,39 @@ def _run(argv: list[str] | None, env: Environment) -> object:
     except KeyboardInterrupt:
         code = ExitCode.INTERRUPTED
     return code
+
+
+def _usage(err: click.ClickException) -> tuple[str, str | None]:
+    """click's own errors in this tool's words (kubectl's where it has them): the message,
+    and a hint to the closest spelling or to the help."""
+    if not isinstance(err, click.UsageError):
+        return err.format_message(), None
+    ctx = err.ctx
+    near: list[str] = []
+    if isinstance(err, click.exceptions.NoSuchCommand) and ctx:
+        message = f'unknown command "{err.command_name}" for "{ctx.command_path}"'
+        if isinstance(ctx.command, click.Group):
+            near = closest(err.command_name, ctx.command.list_commands(ctx))
+    elif isinstance(err, click.exceptions.NoSuchOption) and err.option_name.startswith("--"):
+        message = f"unknown flag: {err.option_name}"
+        params = ctx.command.get_params(ctx) if ctx else []
+        spellings = [o for p in params for o in (*p.opts, *p.secondary_opts)]
+        near = closest(err.option_name, [o for o in spellings if o.startswith("--")])
+    elif isinstance(err, click.exceptions.NoSuchOption):
+        message = f"unknown shorthand flag: {err.option_name[1:]!r} in {err.option_name}"
+    else:
+        text = err.format_message().rstrip(".")
+        message = text[:1].lower() + text[1:]
+    helped = f"see '{ctx.command_path if ctx else PROG} --help'"
+    return message, f"did you mean {' or '.join(near)}?" if near else helped
+
+
+def closest(word: str, choices: list[str]) -> list[str]:
+    """kubectl's "Did you mean": the choices word begins (a few), else the one most like it
+    (flags compared without their dashes, which every one shares)."""
+    bare = word.lstrip("-")
+    started = [c for c in choices if bare and c.lstrip("-").startswith(bare)]
+    if started:
+        return started[:3]
+    names = {c.lstrip("-"): c for c in choices}
+    return [names[n] for n in difflib.get_close_matches(bare, list(names), n=1)]

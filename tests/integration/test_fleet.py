@@ -153,7 +153,7 @@ def test_a_fleet_of_unreachable_contexts_fails_and_bad_flags_are_usage_errors(
         (("--contexts", "east", "--all-contexts"), "error: --contexts and --all-contexts exclude"),
         (("--contexts", "east", "-f", "-"), "error: a fleet view reads live clusters"),
         (("--parallel", "2"), "error: --parallel reads a fleet"),
-        (("--contexts", "east", "--parallel", "0"), "Error: Invalid value for '--parallel'"),
+        (("--contexts", "east", "--parallel", "0"), "error: invalid value for '--parallel'"),
     ):
         refused = run_cli(capsys, "diagnose", *flags, *args)
         assert refused.code != 0, flags

@@ -179,6 +179,7 @@ def test_no_command_module_imports_another() -> None:
     assert len(commands) >= 5
     shared = {
         "cli.commands.flags",
+        "cli.commands.poolnames",
         "cli.commands.showing",
         "cli.commands.confirming",
         "cli.commands.poolwrites",

@@ -9,7 +9,7 @@ import click
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import RefusedError, UsageError
 from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolnames
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -69,6 +69,7 @@ asked_group = flags.group(
             "--pool",
             metavar="NAME",
             shell_complete=suggest.pool_names,
+            callback=poolnames.name,
             help="The MachinePool it must belong to (else inferred)",
         ),
         click.option(

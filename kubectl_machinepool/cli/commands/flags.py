@@ -18,9 +18,10 @@ from click.shell_completion import CompletionItem
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
-from kubectl_machinepool.cli import suggest
+from kubectl_machinepool.cli.commands import poolnames
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions, parse_now
+from kubectl_machinepool.cli.suggest import cluster_names, context_values, namespace_names
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 
@@ -96,14 +97,14 @@ access = group(
         click.option(
             "--context",
             metavar="NAME",
-            shell_complete=suggest.context_values,
+            shell_complete=context_values,
             help="The kubeconfig context to use",
         ),
         click.option(
             "-n",
             "--namespace",
             metavar="NS",
-            shell_complete=suggest.namespace_names,
+            shell_complete=namespace_names,
             help="The namespace (default: the context's)",
         ),
         click.option(
@@ -276,13 +277,11 @@ def pools(verb: str) -> Decorator:
     return group(
         "pools",
         [
-            click.argument(
-                "names", nargs=-1, metavar="[NAME]...", shell_complete=suggest.pool_names
-            ),
+            poolnames.argument(required=False),
             click.option(
                 "--cluster",
                 metavar="NAME",
-                shell_complete=suggest.cluster_names,
+                shell_complete=cluster_names,
                 help=f"{verb} every MachinePool of this Cluster",
             ),
             workload_kubeconfig,
@@ -352,7 +351,7 @@ fleet = group(
             "--contexts",
             multiple=True,
             metavar="NAME,NAME",
-            shell_complete=suggest.context_values,
+            shell_complete=context_values,
             help="Read these kubeconfig contexts side by side (a fleet of management clusters)",
         ),
         click.option(

@@ -7,8 +7,13 @@ from typing import Any
 
 import click
 
-from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolwrites
+from kubectl_machinepool.cli.commands import (
+    CONTEXT_SETTINGS,
+    confirming,
+    flags,
+    poolnames,
+    poolwrites,
+)
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
@@ -19,9 +24,7 @@ def _options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = flags.access(command)
     command = flags.color(command)
     command = confirming.write_options(command)
-    return click.argument(
-        "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
-    )(command)
+    return poolnames.argument(required=True)(command)
 
 
 def _run(

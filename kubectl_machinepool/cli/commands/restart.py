@@ -5,17 +5,20 @@ from __future__ import annotations
 import click
 
 from kubectl_machinepool.base.durations import parse_duration
-from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolwrites
+from kubectl_machinepool.cli.commands import (
+    CONTEXT_SETTINGS,
+    confirming,
+    flags,
+    poolnames,
+    poolwrites,
+)
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
 
 
 @click.command("restart", context_settings=CONTEXT_SETTINGS)
-@click.argument(
-    "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
-)
+@poolnames.argument(required=True)
 @click.option(
     "--max-unavailable",
     type=click.IntRange(min=1),

@@ -16,30 +16,11 @@ from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, rollingout
 from kubectl_machinepool.cli.commands.rollingout import Shown, fail
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
+from kubectl_machinepool.cli.pflag import KubectlGroup, persistent_options
 from kubectl_machinepool.kube.access import AccessOptions
 
-_TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
 
-
-class KubectlBoolFlags(click.Command):
-    """pflag's booleans: -w alone, or with its value attached (-w=false, --watch=0); a value
-    after a space is an argument, as kubectl takes it."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, [_spelled(arg) for arg in args])
-
-
-def _spelled(arg: str) -> str:
-    flag, equals, value = arg.partition("=")
-    if not equals or flag not in ("-w", "--watch"):
-        return arg
-    word = value.strip().lower()
-    if word not in _TRUE + _FALSE:
-        raise UsageError(f"invalid value {value!r} for {flag}", hint="true or false")
-    return "--watch" if word in _TRUE else "--no-watch"
-
-
-class _Rollout(click.Group):
+class _Rollout(KubectlGroup):
     """status here; pause, resume and restart loaded from their modules when asked for, as
     main.py loads every command."""
 
@@ -60,8 +41,10 @@ class _Rollout(click.Group):
         return command
 
 
-@click.group("rollout", cls=_Rollout, context_settings=CONTEXT_SETTINGS)
-def rollout_group() -> None:
+@click.group(
+    "rollout", cls=_Rollout, params=persistent_options(), context_settings=CONTEXT_SETTINGS
+)
+def rollout_group(**_persistent: object) -> None:
     """Follow, pause, resume or restart a MachinePool rollout.
 
     \b
@@ -76,7 +59,7 @@ def rollout_group() -> None:
     """
 
 
-@rollout_group.command("status", cls=KubectlBoolFlags, context_settings=CONTEXT_SETTINGS)
+@rollout_group.command("status", context_settings=CONTEXT_SETTINGS)
 @flags.pools("Follow")
 @click.option(
     "--watch/--no-watch",
@@ -89,7 +72,7 @@ def rollout_group() -> None:
 @flags.rules
 @flags.access
 @flags.source
-@flags.output(["text", "json"])
+@flags.output(["text", "json", "yaml"])
 @flags.pass_env
 def status_command(
     env: Environment,
@@ -142,7 +125,7 @@ def status_command(
             "name at least one MachinePool, or use --cluster, -l or -A",
             hint="kubectl machinepool rollout status NAME -n NAMESPACE",
         )
-    show = Shown(env, text=output.format != "json")
+    show = Shown(env, text=output.format == "text")
 
     if watch:
         end, report = rolloutstatus.follow(
@@ -161,6 +144,6 @@ def status_command(
             access, source, pools, rules, stuck_after=stuck_limit, now=now, stdin=env.stdin
         )
         show(report)
-    if output.format == "json":
-        write_document(render.document(report, end.value), "json", env.write)
+    if output.format != "text":
+        write_document(render.document(report, end.value), output.format, env.write)
     fail(report, end)

@@ -14,6 +14,7 @@ from kubectl_machinepool.cli.commands import (
     CONTEXT_SETTINGS,
     confirming,
     flags,
+    poolnames,
     poolwrites,
     rollingout,
 )
@@ -47,9 +48,7 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 
 
 @click.command("upgrade", context_settings=CONTEXT_SETTINGS)
-@click.argument(
-    "names", nargs=-1, required=True, metavar="NAME...", shell_complete=suggest.pool_names
-)
+@poolnames.argument(required=True)
 @click.option(
     "--version",
     "version",

@@ -42,10 +42,10 @@ def test_list_help_explains_every_column(capsys: pytest.CaptureFixture[str]) -> 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["list", "-o", "xml"], "Invalid value for '-o'"),
-        (["list", "--color", "sometimes"], "Invalid value for '--color'"),
+        (["list", "-o", "xml"], "error: invalid value for '-o'"),
+        (["list", "--color", "sometimes"], "error: invalid value for '--color'"),
         (["list", "--request-timeout", "5x"], "invalid value '5x' for --request-timeout"),
-        (["lst"], "No such command 'lst'"),
+        (["lst"], 'error: unknown command "lst"'),
     ],
 )
 def test_usage_errors_exit_2_without_traceback(

@@ -123,9 +123,10 @@ def test_w_takes_no_value_after_a_space(capsys: pytest.CaptureFixture[str]) -> N
     [("-w=false", "--no-watch"), ("--watch=0", "--no-watch"), ("-w=true", "--watch"), ("-w", "-w")],
 )
 def test_attached_values_become_the_flag_pair(given: str, spelled: str) -> None:
-    from kubectl_machinepool.cli.commands.rollout import _spelled
+    from kubectl_machinepool.cli import pflag
+    from kubectl_machinepool.cli.commands.rollout import status_command
 
-    assert _spelled(given) == spelled
+    assert pflag.spelled(status_command, [given], resilient=False) == [spelled]
 
 
 def test_a_value_that_is_not_a_boolean_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
