@@ -234,6 +234,12 @@ def test_kubeconfig_and_context_before_reach_the_subcommand(capsys, tmp_path) ->
     assert missing in before.err
 
 
+def test_request_timeout_before_is_checked_as_after(capsys) -> None:
+    before = run_cli(capsys, "--request-timeout", "5x", "list")
+    assert before == run_cli(capsys, "list", "--request-timeout", "5x")
+    assert before.code == 2
+
+
 def test_a_command_without_those_flags_ignores_them(capsys) -> None:
     assert ok(capsys, "-n", "capi-prod", "explain", "MP0101") == ok(capsys, "explain", "MP0101")
 
