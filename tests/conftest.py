@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import difflib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,18 @@ GOLDEN = Path(__file__).parent / "golden"
 # terminal's Ctrl-C always arrives with the default disposition, so that is what tests get.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_user_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test reads the config file of the user running the suite
+    (~/.config/kubectl-machinepool/config.yaml): its ignored rules and thresholds would change
+    what every command prints. A test that wants a config file names its own. (A child process
+    the tests start gets a scratch HOME, and with it no config file either.)"""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+        patch.delenv("KUBECTL_MACHINEPOOL_CONFIG", raising=False)
+        yield
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -7,6 +7,7 @@ from dataclasses import field
 from datetime import datetime
 
 from kubectl_machinepool.base.records import record
+from kubectl_machinepool.diagnostics.ignoring import Ignore
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 
 
@@ -32,3 +33,5 @@ class RuleOptions:
     thresholds: Thresholds = field(default_factory=Thresholds)
     # --capi-version: overrides the version read from the core manager's image.
     capi_version: str | None = None
+    # --ignore's and the config file's, the findings they cover set aside (diagnostics/ignoring.py).
+    ignores: tuple[Ignore, ...] = ()

@@ -23,6 +23,7 @@ from kubectl_machinepool.offline.dump import load_dump
 
 if TYPE_CHECKING:
     from kubectl_machinepool.diagnostics.core import CapiVersion, Finding
+    from kubectl_machinepool.diagnostics.ignoring import Ignored
     from kubectl_machinepool.kube.changes import Watched
     from kubectl_machinepool.model.changes import Change
     from kubectl_machinepool.model.description import Description
@@ -107,11 +108,21 @@ def import_next(prepare: Callable[[], None] | None) -> None:
 
 
 def judge(loaded: Loaded, rules: RuleOptions) -> tuple[CapiVersion, list[Finding]]:
-    """Every rule over the description, at the Cluster API version in use (or the one given)."""
-    from kubectl_machinepool.diagnostics.rules import capi_version, diagnose
+    """Every rule over the description, at the Cluster API version in use (or the one given):
+    the findings the ignores do not cover."""
+    capi, findings, _ = judged(loaded, rules)
+    return capi, findings
+
+
+def judged(loaded: Loaded, rules: RuleOptions) -> tuple[CapiVersion, list[Finding], Ignored]:
+    """judge(), and the findings the ignores set aside."""
+    from kubectl_machinepool.diagnostics.rules import capi_version, diagnosis
 
     capi = capi_version(loaded.snapshot, rules.capi_version)
-    return capi, diagnose(loaded.description, loaded.snapshot, capi, rules.thresholds)
+    findings, ignored = diagnosis(
+        loaded.description, loaded.snapshot, capi, rules.thresholds, rules.ignores
+    )
+    return capi, findings, ignored
 
 
 def nothing_found(namespace: str | None) -> str:

@@ -6,6 +6,7 @@ Each rule (R1-R27, after the upstream bug it detects) has one or more codes (MP0
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from kubectl_machinepool.base.fields import dig
@@ -21,6 +22,7 @@ from kubectl_machinepool.diagnostics import (
     zones,
 )
 from kubectl_machinepool.diagnostics.core import CapiVersion, Context, Finding, Rule, Severity
+from kubectl_machinepool.diagnostics.ignoring import Ignore, Ignored, ignored, set_aside
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.controllers import controller_tag, core_controller
 from kubectl_machinepool.model.description import Description, PoolDescription
@@ -61,8 +63,21 @@ def diagnose(
     description: Description, snapshot: Snapshot, capi: CapiVersion, thresholds: Thresholds
 ) -> list[Finding]:
     """All findings, per pool most severe first; pools in namespace/name order."""
+    return diagnosis(description, snapshot, capi, thresholds, ())[0]
+
+
+def diagnosis(
+    description: Description,
+    snapshot: Snapshot,
+    capi: CapiVersion,
+    thresholds: Thresholds,
+    ignores: Sequence[Ignore],
+) -> tuple[list[Finding], Ignored]:
+    """The findings no ignore covers, as diagnose() orders them, and those set aside. A pool's
+    are set aside before MP0001 names what it holds back and MP1701 counts its problems."""
     found: list[Finding] = []
     seen: set[tuple[str, str, str]] = set()
+    aside: list[tuple[Finding, str]] = []
     for described in description.clusters:
         ctx = Context(described, snapshot, description.now, capi, thresholds)
         for rule in RULES:
@@ -71,21 +86,26 @@ def diagnose(
                 key = (finding.code, finding.namespace, finding.subject)
                 if key not in seen:
                     seen.add(key)
-                    found.append(finding)
+                    found += set_aside([finding], ignores, aside)
         for pool in described.pools:
-            pool_findings = [f for rule in RULES if rule.check for f in rule.check(rule, pool, ctx)]
+            pool_findings = set_aside(
+                (f for rule in RULES if rule.check for f in rule.check(rule, pool, ctx)),
+                ignores,
+                aside,
+            )
             if pool.paused_by:
                 withheld = sorted(
                     {f.code for f in pool_findings if BY_CODE[f.code].needs_reconcile}
                 )
                 pool_findings = [f for f in pool_findings if not BY_CODE[f.code].needs_reconcile]
-                pool_findings += cluster.paused_reconciliation(_PAUSED, pool, ctx, withheld)
+                paused = cluster.paused_reconciliation(_PAUSED, pool, ctx, withheld)
+                pool_findings += set_aside(paused, ignores, aside)
             problems = sum(1 for f in pool_findings if f.severity >= Severity.WARNING)
-            pool_findings += cluster.cluster_looks_healthy(
-                _CLUSTER_LOOKS_HEALTHY, pool, ctx, problems
-            )
+            healthy = cluster.cluster_looks_healthy(_CLUSTER_LOOKS_HEALTHY, pool, ctx, problems)
+            pool_findings += set_aside(healthy, ignores, aside)
             found += [with_evidence(f, pool) for f in pool_findings]
-    return sorted(found, key=lambda f: (f.namespace, f.pool, -f.severity, f.code, f.subject))
+    ordered = sorted(found, key=lambda f: (f.namespace, f.pool, -f.severity, f.code, f.subject))
+    return ordered, ignored(aside, ignores)
 
 
 # Events listed under a finding as its evidence.

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import field, replace
 from typing import Any
 
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.core import CapiVersion, Finding, Rule, Severity
+from kubectl_machinepool.diagnostics.ignoring import Ignored
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import Description
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.events import event_evidence
-from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
+from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc, ignored_doc
 from kubectl_machinepool.render.table import table
 from kubectl_machinepool.render.wrap import line_width, wrap
 
@@ -30,6 +31,7 @@ class DiagnosisView:
     capi: CapiVersion
     thresholds: Thresholds
     palette: Palette
+    ignored: Ignored = field(default_factory=Ignored)
 
 
 def severity_label(severity: Severity, palette: Palette) -> str:
@@ -103,7 +105,16 @@ def render_diagnosis(view: DiagnosisView, *, width: int | None = None) -> str:
     out += _heading(
         count_line(view.findings) + f" (Cluster API {view.capi}: {view.capi.source})", width
     )
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" + ignored_line(view.ignored)
+
+
+def ignored_line(ignored: Ignored) -> str:
+    """How many findings were left out and who asked (--ignore, the config file); nothing when
+    none was."""
+    if not ignored.count:
+        return ""
+    plural = "s" if ignored.count != 1 else ""
+    return escape(f"{ignored.count} finding{plural} ignored ({', '.join(ignored.sources)})") + "\n"
 
 
 def findings_list(
@@ -149,6 +160,7 @@ def diagnosis_document(view: DiagnosisView) -> dict[str, Any]:
         "machinePools": pools,
         "findings": [finding_doc(f) for f in findings],
         "summary": {s.label: sum(1 for f in findings if f.severity is s) for s in Severity},
+        "ignoredFindings": ignored_doc(view.ignored),
     }
 
 

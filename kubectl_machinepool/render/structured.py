@@ -7,6 +7,7 @@ from typing import Any
 
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.core import Finding
+from kubectl_machinepool.diagnostics.ignoring import Ignored
 from kubectl_machinepool.model.conditions import Condition, Conditions
 from kubectl_machinepool.model.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.model.healthchecks import PoolHealthCheck, UnhealthyCondition
@@ -341,7 +342,14 @@ def finding_doc(finding: Finding) -> dict[str, Any]:
     }
 
 
-def describe_stream(description: Description, findings: Sequence[Finding] = ()) -> dict[str, Any]:
+def ignored_doc(ignored: Ignored) -> dict[str, Any]:
+    """The findings --ignore and the config file left out: how many, and who asked."""
+    return {"count": ignored.count, "sources": list(ignored.sources)}
+
+
+def describe_stream(
+    description: Description, findings: Sequence[Finding] = (), ignored: Ignored | None = None
+) -> dict[str, Any]:
     """describe -o json/yaml, with each pool's instances a Stream: for write_document."""
     return {
         "apiVersion": SCHEMA_VERSION,
@@ -350,4 +358,5 @@ def describe_stream(description: Description, findings: Sequence[Finding] = ()) 
         "notes": list(description.notes),
         "clusters": [_cluster(c) for c in description.clusters],
         "findings": [finding_doc(f) for f in findings],
+        "ignoredFindings": ignored_doc(ignored or Ignored()),
     }

@@ -96,11 +96,12 @@ def describe_command(
 
     def drawn(loaded: reading.Loaded) -> str:
         from kubectl_machinepool.render.color import Palette
+        from kubectl_machinepool.render.findings import ignored_line
         from kubectl_machinepool.render.glyphs import ASCII, UNICODE
         from kubectl_machinepool.render.structured import describe_stream, document_text
         from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
-        _, findings = reading.judge(loaded, rules)
+        _, findings, ignored = reading.judged(loaded, rules)
         if output.format == "tree":
             if not loaded.description.clusters:
                 return ""
@@ -114,9 +115,9 @@ def describe_command(
                 findings=tuple(findings),
                 width=env.width,
             )
-            return render_tree(loaded.description, opts)
+            return render_tree(loaded.description, opts) + ignored_line(ignored)
         # Scripts get a document even when nothing matched.
-        document = describe_stream(loaded.description, findings)
+        document = describe_stream(loaded.description, findings, ignored)
         return document_text(document, output.format)
 
     if watch:
@@ -129,7 +130,8 @@ def describe_command(
     else:
         from kubectl_machinepool.render.structured import describe_stream, write_document
 
-        _, findings = reading.judge(loaded, rules)
-        write_document(describe_stream(loaded.description, findings), output.format, env.write)
+        _, findings, ignored = reading.judged(loaded, rules)
+        document = describe_stream(loaded.description, findings, ignored)
+        write_document(document, output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)

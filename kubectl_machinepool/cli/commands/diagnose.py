@@ -89,8 +89,10 @@ def diagnose_command(
         from kubectl_machinepool.render.color import Palette
         from kubectl_machinepool.render.findings import DiagnosisView
 
-        capi, findings = reading.judge(loaded, rules)
-        return DiagnosisView(loaded.description, findings, capi, rules.thresholds, Palette(color))
+        capi, findings, ignored = reading.judged(loaded, rules)
+        return DiagnosisView(
+            loaded.description, findings, capi, rules.thresholds, Palette(color), ignored
+        )
 
     def text_of(view: DiagnosisView) -> str:
         from kubectl_machinepool.render.findings import render_diagnosis
@@ -136,7 +138,22 @@ def diagnose_command(
         write_document(diagnosis_document(view), output.format, env.write)
     if message := reading.check_found(loaded):
         env.err(message)
+    if note := _ignored_for_fail_on(fail_on, view.ignored.findings):
+        env.err(note)
     _fail_on(fail_on, view.findings)
+
+
+def _ignored_for_fail_on(fail_on: tuple[str, ...], ignored: Sequence[Finding]) -> str | None:
+    """Ignored findings never fail the run (that is what ignoring them is for): say how many
+    would have."""
+    from kubectl_machinepool.diagnostics.core import Severity
+
+    floor = next((s for s in ("warning", "error") if s in fail_on), None)
+    severity = Severity.WARNING if floor == "warning" else Severity.ERROR
+    count = sum(1 for f in ignored if f.severity >= severity) if floor else 0
+    if not count:
+        return None
+    return f"{count} ignored finding(s) at or above {floor} do not count for --fail-on"
 
 
 def _fail_on(

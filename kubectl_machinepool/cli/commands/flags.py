@@ -22,7 +22,6 @@ from kubectl_machinepool.cli.commands import poolnames
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions, parse_now
 from kubectl_machinepool.cli.suggest import cluster_names, context_values, namespace_names
-from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 
 if TYPE_CHECKING:
@@ -290,38 +289,36 @@ def pools(verb: str) -> Decorator:
     )
 
 
+# --NAME-grace: the Thresholds field, its default (else the config file's), what it bounds.
 _GRACES = (
-    ("scaling", "--scaling-grace", "2m", "How long ScalingUp may last before it is a finding"),
-    ("taint", "--taint-grace", "5m", "How long a Ready Node may keep the uninitialized taint"),
-    (
-        "deleting",
-        "--deleting-grace",
-        "15m",
-        "How long a pool may be deleting before it is a finding",
-    ),
-    (
-        "drain",
-        "--drain-grace",
-        "15m",
-        "How long a Machine may drain its Node before it is a finding",
-    ),
+    ("scaling", "2m", "How long ScalingUp may last before it is a finding"),
+    ("taint", "5m", "How long a Ready Node may keep the uninitialized taint"),
+    ("deleting", "15m", "How long a pool may be deleting before it is a finding"),
+    ("drain", "15m", "How long a Machine may drain its Node before it is a finding"),
 )
 
 
-def _rules(capi_version: str | None, **graces: str) -> RuleOptions:
-    values = {
-        name: timedelta(seconds=parse_duration(graces[f"{name}_grace"], flag) or 0)
-        for name, flag, _, _ in _GRACES
-    }
-    return RuleOptions(Thresholds(**values), capi_version)
+def _rules(capi_version: str | None, ignore: tuple[str, ...], **graces: str | None) -> RuleOptions:
+    from kubectl_machinepool.app.userconfig import rule_options
+
+    given = {key.removesuffix("_grace"): value for key, value in graces.items()}
+    env = click.get_current_context().find_object(Environment) or Environment.from_process()
+    return rule_options(env.env, ignore=ignore, graces=given, capi_version=capi_version)
 
 
 rules = group(
     "rules",
     [
         *(
-            click.option(flag, default=default, show_default=True, metavar="DURATION", help=text)
-            for _, flag, default, text in _GRACES
+            click.option(f"--{name}-grace", metavar="DURATION", help=f"{text}  [default: {d}]")
+            for name, d, text in _GRACES
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            metavar="RULE[,RULE...]",
+            help="Leave out the findings of these rules, and count them (repeatable; the config "
+            "file can also ignore a rule in one Cluster or pool)",
         ),
         click.option(
             "--capi-version",
