@@ -56,11 +56,11 @@ def load_description(
     selection = Selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
     if source.filenames:
         namespace = access.scope(None)
-        snapshot = load_dump(source.filenames, stdin)
+        snapshot = load_dump(source.filenames, stdin, now=source.now)
         if not report_extras:
             snapshot = snapshot.without_extra_notes()
         if source.now is None and snapshot.captured is not None:
-            now = snapshot.captured  # an export is read as at its capture
+            now = snapshot.captured  # an export's capture, else the dump's newest timestamp
     else:
         with Kube.connect(access) as kube:
             namespace = access.scope(kube.connection.namespace)
@@ -86,10 +86,10 @@ def load_pools(
     """For `list`: the MachinePools in scope and their infra pools, and the namespace read."""
     if source.filenames:
         namespace = access.scope(None)
-        dump = load_dump(source.filenames, stdin)
+        dump = load_dump(source.filenames, stdin, now=source.now)
         selection = Selection(namespace, selector=access.selector)
         kept = [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
-        return replace(Snapshot.of(kept), captured=dump.captured), namespace
+        return replace(Snapshot.of(kept, dump.notes), captured=dump.captured), namespace
     with Kube.connect(access) as kube:
         namespace = access.scope(kube.connection.namespace)
         return read_pools(kube, namespace, access.selector), namespace

@@ -73,10 +73,14 @@ class Snapshot:
     # Per-instance states made while their LISTs streamed in (fetch.py), not after the last
     # one: 1000 Machines and infra machines took 20 ms. Dumps have none.
     made: Made = field(default_factory=dict)
-    # An export's capture time: what ages are read against unless --now says otherwise.
+    # An export's capture time, or a dump's newest timestamp (a note says so): what ages are
+    # read against unless --now says otherwise.
     captured: datetime | None = None
     # Those of the notes that only reads for rules gave: describe leaves them out.
     extra_notes: tuple[str, ...] = ()
+    # Those of the notes that say how the input was taken, not what could not be read (a
+    # dump's time, inferred): they leave no doubt that what is not shown is not there.
+    remarks: tuple[str, ...] = ()
 
     @classmethod
     def of(

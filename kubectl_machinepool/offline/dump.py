@@ -13,16 +13,18 @@ in one `error:` line, never in a traceback, a hang or a memory blow-up in a late
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 import yaml
 
 from kubectl_machinepool.base.errors import MachinePoolError
-from kubectl_machinepool.base.fields import RawObject, mapping, text
+from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
 from kubectl_machinepool.base.inputfiles import Budget, decoded, read_file, read_stdin
+from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -38,6 +40,17 @@ ALIAS_EXPANSION = 10
 ALIAS_FLOOR = 100_000
 # Kubernetes numbers are int64; Python would carry (and fail to print) far larger ones.
 _INT_RANGE = range(-(2**63), 2**63)
+# Where a dump's objects say when something happened: their newest is the dump's own time.
+_CONDITION_LISTS = (
+    ("status", "conditions"),
+    ("status", "v1beta2", "conditions"),
+    ("status", "deprecated", "v1beta1", "conditions"),
+)
+_CONDITION_TIMES = ("lastTransitionTime", "lastHeartbeatTime", "lastUpdateTime")
+_EVENT_TIMES = ("lastTimestamp", "eventTime", "deprecatedLastTimestamp")
+# A real object holds a few dozen conditions or managedFields entries; the rest of a longer
+# list is not looked at, so the scan stays a few steps per object whatever a dump holds.
+_TIMES_PER_LIST = 64
 
 
 def _sources(paths: Sequence[str], stdin: TextIO | None) -> Iterator[tuple[str, str]]:
@@ -231,8 +244,39 @@ def objects_in(source: str, content: str) -> list[RawObject]:
     return [obj for doc in _documents(source, content) for obj in _objects(doc, source)]
 
 
-def load_dump(paths: Sequence[str], stdin: TextIO | None) -> Snapshot:
-    """The objects of -f's paths; an export (kubectl machinepool export) as it was captured."""
+def _head(value: object) -> list[dict[str, object]]:
+    return items(value[:_TIMES_PER_LIST] if isinstance(value, list) else None)
+
+
+def _times(obj: RawObject) -> Iterator[object]:
+    meta = mapping(obj.get("metadata"))
+    yield meta.get("creationTimestamp")
+    yield meta.get("deletionTimestamp")
+    for entry in _head(meta.get("managedFields")):
+        yield entry.get("time")
+    for path in _CONDITION_LISTS:
+        for condition in _head(dig(obj, *path)):
+            yield from (condition.get(key) for key in _CONDITION_TIMES)
+    yield dig(obj, "status", "lastUpdated")  # a Machine's
+    if obj.get("kind") == "Event":
+        yield from (obj.get(key) for key in _EVENT_TIMES)
+        yield dig(obj, "series", "lastObservedTime")
+
+
+def newest_time(objects: Iterable[RawObject]) -> datetime | None:
+    """The newest time a dump's objects record: the nearest it says of when it was taken (a
+    Ready Node's heartbeat is minutes old at most, any other time older than the dump)."""
+    times = (parse_time(value) for obj in objects for value in _times(obj))
+    return max((t for t in times if t is not None), default=None)
+
+
+def load_dump(
+    paths: Sequence[str], stdin: TextIO | None, *, now: datetime | None = None
+) -> Snapshot:
+    """The objects of -f's paths; an export (kubectl machinepool export) as it was captured.
+
+    A dump records no capture time: unless now (--now) is given, it is read as at its newest
+    timestamp, and a note says so."""
     from kubectl_machinepool.offline import bundlefiles
 
     exports = [p for p in paths if p != "-" and bundlefiles.is_export(p)]
@@ -255,4 +299,12 @@ def load_dump(paths: Sequence[str], stdin: TextIO | None) -> Snapshot:
     else:
         note = "the input holds no Node objects, so Nodes are not shown"
         workload = WorkloadNodes(None, None, None, note)
-    return replace(Snapshot.of(rest, workloads=[workload]), offline=True)
+    snapshot = replace(Snapshot.of(rest, workloads=[workload]), offline=True)
+    newest = None if now is not None else newest_time(objects)
+    if newest is None:
+        return snapshot
+    said = (
+        f"the dump has no capture time: ages are as at {format_time(newest)}, its newest "
+        "timestamp; give --now to change it"
+    )
+    return replace(snapshot, captured=newest, notes=(said,), remarks=(said,))

@@ -93,7 +93,8 @@ def documents_of(
             "cluster": scope.cluster,
             "selector": scope.selector,
         },
-        "notes": list(snapshot.notes),
+        # An export has its own capture time: a dump's remarks on its time are not its notes.
+        "notes": [n for n in snapshot.notes if n not in snapshot.remarks],
         # Which of the notes only reads for rules gave: describe does not say them.
         "ruleNotes": list(snapshot.extra_notes),
         "unread": [{"group": g, "kind": k} for g, k in snapshot.unread],

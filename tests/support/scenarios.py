@@ -19,6 +19,8 @@ from .objects import BOOTSTRAP, CAPI, INFRA, T0
 
 CONTROLPLANE = "controlplane.cluster.x-k8s.io"
 RECENT = "2026-11-29T14:41:00Z"  # 19 minutes before NOW
+# NOW, when the examples were dumped: a kubelet that posts its status has just beaten.
+HEARTBEAT = "2026-11-29T15:00:00Z"
 Obj = dict[str, Any]
 
 
@@ -499,6 +501,7 @@ def node(
         ),
         "Unknown": ("NodeStatusUnknown", "Kubelet stopped posting node status."),
     }[ready]
+    beat = since if ready == "Unknown" else HEARTBEAT
     spec: Obj = {"providerID": provider_id}
     if unschedulable:
         spec["unschedulable"] = True
@@ -522,8 +525,8 @@ def node(
         "spec": spec,
         "status": {
             "conditions": [
-                {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory", "message": "kubelet has sufficient memory available", "lastHeartbeatTime": since, "lastTransitionTime": since},
-                {"type": "Ready", "status": ready, "reason": reason, "message": message, "lastHeartbeatTime": since, "lastTransitionTime": since},
+                {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory", "message": "kubelet has sufficient memory available", "lastHeartbeatTime": beat, "lastTransitionTime": since},
+                {"type": "Ready", "status": ready, "reason": reason, "message": message, "lastHeartbeatTime": beat, "lastTransitionTime": since},
             ],
             "nodeInfo": system_info(kubelet),
         },

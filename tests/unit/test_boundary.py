@@ -56,7 +56,7 @@ def _run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
         ["describe", "-f", EXAMPLE, "--now", NOW],
         ["describe", "-f", EXAMPLE, "--now", NOW, "-o", "json"],
         ["diagnose", "-f", EXAMPLE, "--now", NOW],
-        ["list", "-f", EXAMPLE],
+        ["list", "-f", EXAMPLE, "--now", NOW],
         ["explain", "--list"],
     ],
 )

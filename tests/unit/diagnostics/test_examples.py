@@ -66,12 +66,12 @@ def test_list_offline_reads_every_namespace(capsys: pytest.CaptureFixture[str], 
 def test_offline_selection_and_not_found(capsys: pytest.CaptureFixture[str]) -> None:
     example = str(ROOT / "examples" / "aws-asg.yaml")
     assert run_cli(capsys, "describe", "-f", example, "asg-workers", "-o", "json").code == 0
-    missing = run_cli(capsys, "describe", "-f", example, "nope")
+    missing = run_cli(capsys, "describe", "-f", example, "nope", "--now", NOW)
     assert (missing.code, missing.err) == (
         1,
         'error: machinepools.cluster.x-k8s.io "nope" not found\n',
     )
-    other_ns = run_cli(capsys, "describe", "-f", example, "-n", "elsewhere")
+    other_ns = run_cli(capsys, "describe", "-f", example, "-n", "elsewhere", "--now", NOW)
     assert (other_ns.code, other_ns.err) == (0, "No resources found in elsewhere namespace.\n")
     bad_now = run_cli(capsys, "describe", "-f", example, "--now", "yesterday")
     assert bad_now.code == 2

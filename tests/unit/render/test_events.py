@@ -189,5 +189,7 @@ def test_the_events_command_lists_a_pool_s_timeline(capsys: pytest.CaptureFixtur
         ("NodeNotReady", 1),
         ("Starting", 2),
     ]
-    none = run_cli(capsys, "events", "-f", dump, "--types", "Warning")
+    none = run_cli(
+        capsys, "events", "-f", dump, "--types", "Warning", "--now", "2026-11-29T15:00:00Z"
+    )
     assert (none.code, none.out, none.err) == (0, "", "No events found.\n")
