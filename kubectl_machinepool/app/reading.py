@@ -5,6 +5,7 @@ Library code: no click, no printing. Notes come back as data for the caller to s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -12,7 +13,9 @@ from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
-from kubectl_machinepool.base.errors import pools_not_found
+from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.errors import MachinePoolError, not_found, pools_not_found
+from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
@@ -49,10 +52,13 @@ def load_description(
     stdin: TextIO | None,
     *,
     report_extras: bool,
+    judged: bool = False,
     prepare: Callable[[], None] | None = None,
 ) -> Loaded:
     """The selected pools, live or from -f, described. prepare: imports what the caller goes
-    on with, called while the reads run."""
+    on with, called while the reads run. judged: the caller's exit code is its verdict on the
+    pools (diagnose --fail-on), so -f input that gives it no pool to judge is an error, as it
+    is when a pool or a Cluster is named (without_pools, none_selected)."""
     selection = Selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
     if source.filenames:
         namespace = access.scope(None)
@@ -61,6 +67,8 @@ def load_description(
             snapshot = snapshot.without_extra_notes()
         if source.now is None and snapshot.captured is not None:
             now = snapshot.captured  # an export's capture, else the dump's newest timestamp
+        asked = judged or bool(pools.names or pools.cluster)
+        snapshot = without_pools(snapshot, source.filenames, fatal=asked)
     else:
         with Kube.connect(access) as kube:
             namespace = access.scope(kube.connection.namespace)
@@ -77,7 +85,89 @@ def load_description(
     from kubectl_machinepool.model.description import describe
 
     selection = replace(selection, namespace=namespace)
-    return Loaded(snapshot, describe(snapshot, selection, now), selection, namespace)
+    loaded = Loaded(snapshot, describe(snapshot, selection, now), selection, namespace)
+    if source.filenames and judged and not _found(loaded):
+        check_named(loaded)
+        raise none_selected(snapshot, source.filenames, selection)
+    return loaded
+
+
+# What -f reads, for a hint: the management cluster's objects and the workload's Nodes.
+_DUMP_HINT = (
+    "-f reads `kubectl get machinepools,machines,<infra kinds>,... -o yaml` output or an "
+    "export (kubectl machinepool export); see docs/describe.md"
+)
+# Kinds and namespaces named in a sentence about the input; the rest are counted.
+_NAMED = 4
+# A kind from a dump is shown at most this long (Kubernetes kinds are far shorter).
+_KIND_SHOWN = 63
+
+
+def without_pools(snapshot: Snapshot, filenames: Sequence[str], *, fatal: bool) -> Snapshot:
+    """-f input that holds no MachinePool: an error when the command judges or names pools,
+    else a note (kubectl's "No resources found" follows it)."""
+    if any(snapshot.of_kind(CAPI_GROUP, "MachinePool")):
+        return snapshot
+    objects = [*snapshot.objects, *(n for w in snapshot.workloads for n in w.nodes or ())]
+    kinds = Counter(_shown_kind(o) for o in objects)
+    held = _listed([_counted(n, kind) for kind, n in kinds.most_common()], "kinds")
+    said = f"no MachinePool in {_inputs(filenames)} ({_holds(filenames)} {held or 'no object'})"
+    if fatal:
+        raise MachinePoolError(said, hint=_DUMP_HINT)
+    return replace(snapshot, notes=(*snapshot.notes, said), remarks=(*snapshot.remarks, said))
+
+
+def none_selected(
+    snapshot: Snapshot, filenames: Sequence[str], selection: Selection
+) -> MachinePoolError:
+    """Judged -f input whose MachinePools the scope leaves out: a verdict on no pool is none."""
+    namespaces = Counter(
+        text(dig(p, "metadata", "namespace")) or ""
+        for p in snapshot.of_kind(CAPI_GROUP, "MachinePool")
+    )
+    scope = [
+        *([f"-n {selection.namespace}"] if selection.namespace is not None else []),
+        *([f"-l {selection.selector}"] if selection.selector else []),
+        *([f"--cluster {selection.cluster}"] if selection.cluster else []),
+    ]
+    pools = _counted(namespaces.total(), "MachinePool")
+    where = _listed(sorted(namespaces), "more namespaces")
+    return MachinePoolError(
+        f"no MachinePool in {_inputs(filenames)} is selected by {' '.join(scope)} "
+        f"({_holds(filenames)} {pools}, in {where})",
+        hint="a verdict on no pool passes nothing: change the scope (-A, -n, -l, --cluster)",
+    )
+
+
+def _inputs(filenames: Sequence[str]) -> str:
+    return _listed(["<stdin>" if f == "-" else f for f in filenames], "more")
+
+
+def _holds(filenames: Sequence[str]) -> str:
+    return "it holds" if len(filenames) == 1 else "they hold"
+
+
+def _shown_kind(obj: RawObject) -> str:
+    kind = str(obj.get("kind"))
+    return kind if len(kind) <= _KIND_SHOWN else kind[: _KIND_SHOWN - 3] + "..."
+
+
+def _counted(n: int, kind: str) -> str:
+    if n == 1:
+        return f"1 {kind}"
+    if kind.endswith(("s", "x", "ch", "sh")):
+        return f"{n} {kind}es"
+    if kind.endswith("y") and kind[-2:-1] not in tuple("aeiou"):
+        return f"{n} {kind[:-1]}ies"
+    return f"{n} {kind}s"
+
+
+def _listed(named: Sequence[str], rest: str) -> str:
+    """'a', 'a and b', 'a, b, c, d and 3 more kinds'."""
+    shown, more = list(named[:_NAMED]), len(named) - _NAMED
+    if more > 0:
+        shown.append(f"{more} {rest}")
+    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
 
 
 def load_pools(
@@ -87,6 +177,7 @@ def load_pools(
     if source.filenames:
         namespace = access.scope(None)
         dump = load_dump(source.filenames, stdin, now=source.now)
+        dump = without_pools(dump, source.filenames, fatal=False)
         selection = Selection(namespace, selector=access.selector)
         kept = [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
         return replace(Snapshot.of(kept, dump.notes), captured=dump.captured), namespace
@@ -129,12 +220,31 @@ def nothing_found(namespace: str | None) -> str:
     return f"No resources found{' in ' + namespace + ' namespace' if namespace else ''}."
 
 
+def _found(loaded: Loaded) -> set[str]:
+    return {p.pool.name for c in loaded.description.clusters for p in c.pools}
+
+
 def check_found(loaded: Loaded) -> str | None:
-    """kubectl's way, after printing what was found: raise naming each name that was not;
-    with no names asked for and no pool matched, the "No resources found" line to print."""
-    found = {p.pool.name for c in loaded.description.clusters for p in c.pools}
-    check_names(loaded.selection.names, found, loaded.namespace)
-    return nothing_found(loaded.namespace) if not found and not loaded.selection.names else None
+    """kubectl's way, after printing what was found: raise naming each name that was not (or
+    the Cluster --cluster names, when there is none); with no names asked for and no pool
+    matched, the "No resources found" line to print."""
+    check_named(loaded)
+    nothing = not _found(loaded) and not loaded.selection.names
+    return nothing_found(loaded.namespace) if nothing else None
+
+
+def check_named(loaded: Loaded) -> None:
+    """Raise naming each pool asked for by name that is not there, or the Cluster --cluster
+    names when it is not there either (a Cluster without pools is still described)."""
+    selection = loaded.selection
+    check_names(selection.names, _found(loaded), loaded.namespace)
+    cluster = selection.cluster
+    if not cluster or selection.names or selection.selector:
+        return  # a Cluster is read by name only when nothing else narrows the pools
+    if not loaded.snapshot.was_read(CAPI_GROUP, "Cluster"):
+        return  # not read proves nothing; the warning says why
+    if all(c.name != cluster for c in loaded.description.clusters):
+        raise not_found("clusters.cluster.x-k8s.io", [cluster], loaded.namespace)
 
 
 def check_names(names: Sequence[str], found: set[str], namespace: str | None) -> None:

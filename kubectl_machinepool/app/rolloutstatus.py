@@ -17,7 +17,13 @@ from typing import TextIO
 
 from kubectl_machinepool.app import following
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
-from kubectl_machinepool.app.reading import Loaded, description_watches, judge, load_description
+from kubectl_machinepool.app.reading import (
+    Loaded,
+    check_named,
+    description_watches,
+    judge,
+    load_description,
+)
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.changes import Watched
@@ -77,6 +83,7 @@ def follow(
 
     def read() -> tuple[Loaded, Report]:
         loaded = load_description(access, Source(), pools, wall(), None, report_extras=False)
+        check_named(loaded)
         return loaded, resumed.seen(report_of(loaded, rules, stuck_after))
 
     def watches(kube: Kube, view: tuple[Loaded, Report]) -> list[Watched]:
@@ -157,7 +164,9 @@ def once(
     stdin: TextIO | None,
 ) -> tuple[End, Report]:
     """-w=false, or a dump: one report."""
-    loaded = load_description(access, source, pools, now, stdin, report_extras=False)
+    # Its exit code is a verdict on the pools: -f input with none to judge is an error.
+    loaded = load_description(access, source, pools, now, stdin, report_extras=False, judged=True)
+    check_named(loaded)
     report = report_of(loaded, rules, stuck_after)
     if report.done:
         return End.DONE, report

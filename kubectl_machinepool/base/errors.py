@@ -71,10 +71,14 @@ class NotFoundError(MachinePoolError):
 
 
 def pools_not_found(names: Sequence[str], namespace: str | None) -> NotFoundError:
-    """kubectl's words for named objects that do not exist."""
+    return not_found("machinepools.cluster.x-k8s.io", names, namespace)
+
+
+def not_found(resource: str, names: Sequence[str], namespace: str | None) -> NotFoundError:
+    """kubectl's words for named objects of a resource (plural.group) that do not exist."""
     quoted = ", ".join(f'"{name}"' for name in names)
     where = f' in namespace "{namespace}"' if namespace else ""
-    return NotFoundError(f"machinepools.cluster.x-k8s.io {quoted} not found{where}")
+    return NotFoundError(f"{resource} {quoted} not found{where}")
 
 
 class UsageError(MachinePoolError):

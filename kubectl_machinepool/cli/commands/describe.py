@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
@@ -11,18 +13,50 @@ from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
 
+if TYPE_CHECKING:
+    from kubectl_machinepool.app.reading import Loaded
+
 
 def _show_conditions(
     _ctx: click.Context, _param: click.Parameter, value: str | None
 ) -> frozenset[str]:
     if not value:
         return frozenset()
-    kinds = [k.strip().lower() for k in value.split(",")]
+    kinds = [k.strip() for k in value.split(",")]
     if any(not k or " " in k for k in kinds):
         raise UsageError(
             f"invalid value {value!r} for --show-conditions", hint="a comma list of kinds, or all"
         )
     return frozenset(kinds)
+
+
+# The kinds whose conditions the tree lists in every pool's tree, whatever its provider.
+_CORE_KINDS = ("Cluster", "MachinePool", "Machine", "Node")
+
+
+def _check_kinds(kinds: frozenset[str], loaded: Loaded) -> None:
+    """--show-conditions names kinds the tree can show: the core ones, every infra kind the
+    provider registry knows, and the kinds of the pools' objects as read (a bootstrap config,
+    another provider's infra pool)."""
+    from kubectl_machinepool.providers.registry import PROVIDERS
+
+    shown = {
+        state.kind
+        for cluster in loaded.description.clusters
+        for pool in cluster.pools
+        for state in (pool.bootstrap, pool.infra, *(i.infra_machine for i in pool.instances))
+        if state is not None
+    }
+    infra = {p.kind for p in PROVIDERS} | {p.machine_kind for p in PROVIDERS if p.machine_kind}
+    known = {k.lower() for k in ("all", *_CORE_KINDS, *shown, *infra)}
+    unknown = sorted(k for k in kinds if k.lower() not in known)
+    if unknown:
+        listed = ", ".join(["all", *_CORE_KINDS, *sorted(shown)])
+        raise UsageError(
+            f"invalid value {unknown[0]!r} for --show-conditions: not a kind the tree shows",
+            hint=f"choose from {listed} (a comma list, any case), or an infra pool or "
+            "machine kind docs/providers.md names",
+        )
 
 
 def _renderers() -> None:
@@ -101,6 +135,7 @@ def describe_command(
         from kubectl_machinepool.render.structured import describe_stream, document_text
         from kubectl_machinepool.render.tree import TreeOptions, render_tree
 
+        _check_kinds(show_conditions, loaded)
         _, findings, ignored = reading.judged(loaded, rules)
         if output.format == "tree":
             if not loaded.description.clusters:
@@ -109,7 +144,7 @@ def describe_command(
                 now=loaded.description.now,
                 palette=Palette(color),
                 show_all=show_all,
-                show_conditions=show_conditions,
+                show_conditions=frozenset(k.lower() for k in show_conditions),
                 glyphs=UNICODE if env.utf8 else ASCII,
                 no_headers=output.no_headers,
                 findings=tuple(findings),
@@ -125,6 +160,7 @@ def describe_command(
         showing.follow_described(env, access, pools, drawn, color=color, report_extras=False)
         return
     loaded = showing.described(env, access, source, pools, report_extras=False, prepare=_renderers)
+    _check_kinds(show_conditions, loaded)
     if output.format == "tree":
         env.out(drawn(loaded), nl=False, color=color)
     else:

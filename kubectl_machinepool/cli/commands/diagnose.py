@@ -127,7 +127,9 @@ def diagnose_command(
             raise UsageError("--fail-on needs one diagnosis, not --watch", hint="drop one of them")
         showing.follow_described(env, access, pools, drawn, color=color, report_extras=True)
         return
-    loaded = showing.described(env, access, source, pools, report_extras=True, prepare=_renderers)
+    loaded = showing.described(
+        env, access, source, pools, report_extras=True, judged=bool(fail_on), prepare=_renderers
+    )
     view = view_of(loaded)
     if output.format == "text":
         env.out(text_of(view), nl=False, color=color)

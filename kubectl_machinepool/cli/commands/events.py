@@ -12,13 +12,20 @@ from kubectl_machinepool.cli.options import OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.model.snapshot import Snapshot
 
+# The Event types Kubernetes defines, the only ones kubectl events --types takes.
+EVENT_TYPES = ("Normal", "Warning")
+
 
 def _types(_ctx: click.Context, _param: click.Parameter, value: str | None) -> frozenset[str]:
     if not value:
         return frozenset()
     types = {t.strip().lower() for t in value.split(",")}
-    if "" in types:
-        raise UsageError(f"invalid value {value!r} for --types", hint="e.g. Warning,Normal")
+    unknown = sorted(types - {t.lower() for t in EVENT_TYPES})
+    if unknown:
+        raise UsageError(
+            f"invalid value {value!r} for --types: {unknown[0]!r} is not an Event type",
+            hint=f"choose from {', '.join(EVENT_TYPES)} (a comma list, any case)",
+        )
     return frozenset(types)
 
 
@@ -86,7 +93,9 @@ def events_command(
         loaded = showing.described(env, access, source, pools, report_extras=False)
         found = records(loaded)
         if not found and output.format == "table":
-            if not loaded.notes:  # else what could not be read is warned, not "none"
+            reading.check_named(loaded)
+            # A note on what could not be read is warned instead: "none" would be a guess.
+            if set(loaded.notes) <= set(loaded.snapshot.remarks):
                 where = f" in {loaded.namespace}" if loaded.namespace else ""
                 env.err(f"No events found{where}.")
             return

@@ -22,15 +22,24 @@ def described(
     pools: PoolScope,
     *,
     report_extras: bool,
+    judged: bool = False,
     prepare: Callable[[], None] | None = None,
 ) -> Loaded:
     """The read commands' common start: the pools described, what could not be read warned.
-    prepare: imports what the command goes on with, called while the reads run."""
+    judged: the exit code is a verdict on the pools (reading.load_description). prepare:
+    imports what the command goes on with, called while the reads run."""
     from kubectl_machinepool.app import reading
 
     now = source.now or env.now()
     loaded = reading.load_description(
-        access, source, pools, now, env.stdin, report_extras=report_extras, prepare=prepare
+        access,
+        source,
+        pools,
+        now,
+        env.stdin,
+        report_extras=report_extras,
+        judged=judged,
+        prepare=prepare,
     )
     env.keep(loaded)
     for note in loaded.notes:

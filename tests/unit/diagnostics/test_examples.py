@@ -92,19 +92,15 @@ def test_describe_reports_each_missing_name_after_printing_the_others(
 def test_structured_output_even_when_nothing_matches(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
+    examples = str(ROOT / "examples")
+    result = run_cli(capsys, "describe", "-l", "nope=1", "-f", examples, "-o", "json", "--now", NOW)
+    assert (result.code, result.err) == (0, "No resources found.\n")
+    assert json.loads(result.out)["clusters"] == []
+    # A Cluster named that is not there is not found, as a pool would be: after the document.
     result = run_cli(
-        capsys,
-        "describe",
-        "--cluster",
-        "nope",
-        "-f",
-        str(ROOT / "examples"),
-        "-o",
-        "json",
-        "--now",
-        NOW,
+        capsys, "describe", "--cluster", "nope", "-f", examples, "-o", "json", "--now", NOW
     )
-    assert result.code == 0
+    assert (result.code, result.err) == (1, 'error: clusters.cluster.x-k8s.io "nope" not found\n')
     assert json.loads(result.out)["clusters"] == []
 
 
