@@ -84,6 +84,13 @@ def field_plan(
         return FieldPlan(
             (), (), (f"{obj} cannot be upgraded through Cluster API: {upgrade.unsupported}",)
         )
+    paths = settable_paths(upgrade)
+    if unknown := [path for path in sets if path not in paths]:
+        # A path misspelt would leave the field it meant to its derived value, unsaid.
+        which = f"it writes {', '.join(paths)}" if paths else "it writes none of its fields"
+        return FieldPlan(
+            (), (), (f"--set {unknown[0]} is no field upgrade writes on {obj}: {which}",)
+        )
     changes: list[FieldChange] = []
     follows: list[str] = []
     refusals: list[str] = []
