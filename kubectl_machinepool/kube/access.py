@@ -21,6 +21,8 @@ class AccessOptions:
     namespace: str | None = None
     all_namespaces: bool = False
     selector: str | None = None
+    # --request-timeout: the longest one request may take; None (0) sets no limit on a whole
+    # request, though connecting, the TLS handshake and silence stay bounded (interruptible.py).
     request_timeout: float | None = None
     # Objects per LIST page (kubectl's --chunk-size); 0 reads each list in one answer.
     chunk_size: int = CHUNK_SIZE

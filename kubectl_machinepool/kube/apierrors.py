@@ -15,9 +15,32 @@ from kubectl_machinepool.base.errors import (
     UnreachableError,
 )
 from kubectl_machinepool.base.fields import text
+from kubectl_machinepool.kube.interruptible import Phase, Stalled
 
 # The longest Retry-After honoured; a server asking for more gets its error reported.
 MAX_RETRY_AFTER = 10.0
+# What a server that stalled in each phase did not do, and what to look at.
+STALLS: dict[Phase, tuple[str, str]] = {
+    "connect": (
+        "did not accept a connection",
+        "check that the cluster is up and reachable from here (VPN, firewall), and --context",
+    ),
+    "handshake": (
+        "did not complete the TLS handshake",
+        "something takes connections there but does not speak TLS: check the server's URL and "
+        "port in the kubeconfig, and any VPN or load balancer in between",
+    ),
+    "proxy": (
+        "could not be reached through the proxy",
+        "check the proxy (the kubeconfig's proxy-url, else HTTPS_PROXY and NO_PROXY) and that "
+        "it reaches the server",
+    ),
+    "response": (
+        "did not answer",
+        "it took the request and sent nothing back: check the API server's health, or wait "
+        "longer with --request-timeout (e.g. 5m)",
+    ),
+}
 
 
 def unreachable(where: str, err: BaseException) -> UnreachableError:
@@ -27,18 +50,30 @@ def unreachable(where: str, err: BaseException) -> UnreachableError:
     )
 
 
+def stalled(where: str, err: Stalled) -> UnreachableError:
+    """A phase that passed its bound, named with the server, the context and the bound."""
+    what, hint = STALLS[err.phase]
+    return UnreachableError(
+        f"the API server of {where} {what} within {duration(err.seconds)}", hint=hint
+    )
+
+
 @contextmanager
-def transport_errors(where: str) -> Iterator[None]:
-    """Every transport failure as a MachinePoolError (a dropped connection: a Retry)."""
+def transport_errors(where: str, whole: float | None = None) -> Iterator[None]:
+    """Every transport failure as a MachinePoolError (a dropped connection: a Retry). whole:
+    the bound on a whole answer (answers.py's deadline, the one timeout not a Stalled)."""
     try:
         yield
     except ConnectionRefusedError as err:
         # Caught first: no connection was made, so none was dropped.
         raise unreachable(where, err) from err
+    except Stalled as err:
+        raise stalled(where, err) from err
     except TimeoutError as err:
+        within = f" within {duration(whole)}" if whole is not None else " in time"
         raise UnreachableError(
-            f"the API server of {where} did not answer within the request timeout",
-            hint="raise --request-timeout, or check that the server is reachable",
+            f"the API server of {where} did not send its whole answer{within}",
+            hint="narrow the scope with -n or -l, or raise --request-timeout",
         ) from err
     except (http.client.HTTPException, ConnectionError) as err:
         # Dropped before an answer came: a read may simply be asked again.
@@ -97,6 +132,18 @@ def retry_after(value: str | None) -> float | None:
         return None
     seconds = float(value.strip())
     return seconds if seconds <= MAX_RETRY_AFTER else None
+
+
+def duration(seconds: float) -> str:
+    """Seconds as Go prints a duration, as kubectl's flags take it: 300ms, 10s, 1m30s."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
+    hours, rest = divmod(seconds, 3600)
+    minutes, rest = divmod(rest, 60)
+    shown = f"{rest:.3f}".rstrip("0").rstrip(".") + "s"
+    if hours or minutes:
+        shown = f"{minutes:.0f}m{shown}"
+    return f"{hours:.0f}h{shown}" if hours else shown
 
 
 def _reason(err: BaseException) -> str:

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Generator
 from contextlib import closing
+from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -32,8 +33,9 @@ from kubectl_machinepool.kube.discovery import (
     from_discovery,
     served_capi_version,
 )
+from kubectl_machinepool.kube.interruptible import Timeouts, timeouts
 from kubectl_machinepool.kube.resource import Resource
-from kubectl_machinepool.kube.transport import Answer, Headers, Timeout, Transport
+from kubectl_machinepool.kube.transport import Answer, Headers, Transport
 from kubectl_machinepool.kube.watch import (
     WATCH_SLACK,
     WATCH_WINDOW,
@@ -71,9 +73,12 @@ class Kube:
         *,
         answer_timeout: float | None = None,
     ) -> None:
-        """answer_timeout, when longer, bounds an answer's whole transfer in place of
-        request_timeout, which then bounds the connection and each wait for bytes: a
-        secondary server must answer promptly, but its thousands of Nodes take their time."""
+        """request_timeout (--request-timeout; None for 0) bounds each request as a whole;
+        connecting, the TLS handshake and the answer's silence are bounded either way
+        (interruptible.timeouts). answer_timeout, when longer, bounds an answer's whole
+        transfer in place of request_timeout, which then bounds the connection and each wait
+        for bytes: a secondary server must answer promptly, but its thousands of Nodes take
+        their time."""
         self.connection = connection
         try:
             self._transport = Transport(connection.settings)
@@ -110,7 +115,8 @@ class Kube:
 
     @property
     def timeout(self) -> float | None:
-        """Each request's timeout (--request-timeout); None waits forever."""
+        """Each request's timeout (--request-timeout); None: no limit on a whole request,
+        though each phase of one still has its bound."""
         return self._timeout
 
     @property
@@ -146,17 +152,20 @@ class Kube:
                 return self._request(call, self._timeout if timeout is None else timeout, sink)
             except Retry as retry:
                 if method != "GET" or attempt == READ_RETRIES or retry.after is None:
-                    raise retry.error from retry.__cause__
+                    error = retry.error
+                    if attempt:  # each try waited its own bounds: say how many there were
+                        error = error.restated(f"{error.message} (tried {attempt + 1} times)")
+                    raise error from retry.__cause__
                 time.sleep(retry.after)
         raise AssertionError("unreachable")  # the loop always returns or raises
 
     def _request(
         self, call: _Call, timeout: float | None, item: Callable[[Any], None] | None = None
     ) -> dict[str, Any]:
-        with transport_errors(self.where):
-            response = self._open(call, timeout)
+        bound = self._bound(timeout)
+        with transport_errors(self.where, bound):
+            response = self._open(call, timeouts(timeout))
             status = response.status
-            bound = self._bound(timeout)
             if item is not None and 200 <= status < 300:
                 return listed(
                     response,
@@ -183,14 +192,14 @@ class Kube:
             return max(timeout, self._answer_timeout)
         return timeout
 
-    def _open(self, call: _Call, timeout: Timeout) -> Answer:
+    def _open(self, call: _Call, limits: Timeouts) -> Answer:
         """Send the request; the answer is left unread, for closing() to hand back."""
         url_path = call.path + ("?" + urlencode(call.query) if call.query else "")
         headers: Headers = [("Accept", call.accept)]
         if call.body is not None:
             headers.append(("Content-Type", call.content_type))
         headers += self.connection.headers  # repeated Impersonate-Group is allowed
-        return self._transport.open(call.method, url_path, headers, call.body, timeout)
+        return self._transport.open(call.method, url_path, headers, call.body, limits)
 
     def list_of(
         self,
@@ -302,9 +311,9 @@ class Kube:
         UnreachableError."""
         deadline = time.monotonic() + silence
         try:
-            with transport_errors(self.where):
+            with transport_errors(self.where, self._bound(silence)):
                 call = _Call("GET", path, query)
-                response = self._open(call, (self._timeout, silence))
+                response = self._open(call, replace(timeouts(self._timeout), response=silence))
                 if not 200 <= response.status < 300:
                     data = body(response, self._bound(silence), self.where)
                     raise api_error(self.where, "GET", path, response.status, data)

@@ -1,8 +1,8 @@
 """Reads that run side by side: the API servers' time, not ours, is what a fleet-size LIST costs.
 
-Daemon threads rather than a ThreadPoolExecutor: a read blocked on a silent server (no
---request-timeout) must not keep the process alive after Ctrl-C or an error elsewhere, and an
-executor's workers are joined at exit.
+Daemon threads rather than a ThreadPoolExecutor: a read waiting on a silent server (90 s by
+default, as long as --request-timeout says otherwise) must not keep the process alive after
+Ctrl-C or an error elsewhere, and an executor's workers are joined at exit.
 """
 
 from __future__ import annotations

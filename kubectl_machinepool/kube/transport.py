@@ -7,7 +7,9 @@ So a direct connection goes over http.client, and urllib3 is imported only when 
 it speaks to http://, https:// (TLS to the proxy itself) and, with PySocks, socks proxies. Either
 way this decides what the client 37 decides: TLS verified unless the kubeconfig skips it, no
 retries below ours, the kubeconfig's proxy-url or else HTTPS_PROXY/HTTP_PROXY with NO_PROXY.
-Failures are the standard library's exceptions, urllib3's translated (apierrors.py words them).
+Each phase of a request waits within its bound (interruptible.Timeouts), and one that passes it
+raises Stalled, naming it. Failures are the standard library's exceptions, urllib3's translated
+(apierrors.py words them).
 """
 
 from __future__ import annotations
@@ -27,7 +29,13 @@ from urllib.parse import quote, urlsplit
 from kubectl_machinepool import __version__
 from kubectl_machinepool.base.errors import ConfigError
 from kubectl_machinepool.base.records import record
-from kubectl_machinepool.kube.interruptible import Response, proxied_pools
+from kubectl_machinepool.kube.interruptible import (
+    Response,
+    Timeouts,
+    phase,
+    proxied_pools,
+    stall_in,
+)
 from kubectl_machinepool.kube.parallel import MAX_PARALLEL
 from kubectl_machinepool.kube.proxies import environment_proxies, proxy_for
 
@@ -38,7 +46,6 @@ if TYPE_CHECKING:
 POOL_SIZE = 2 * MAX_PARALLEL
 SOCKS_SCHEMES = frozenset({"socks5", "socks5h", "socks4", "socks4a"})
 USER_AGENT = f"kubectl-machinepool/{__version__}"
-Timeout = float | tuple[float | None, float] | None
 Headers = list[tuple[str, str]]
 # What a request's path and query keep as they are, as urllib3 kept it: a name with a space or
 # non-ASCII letters is percent-encoded, where http.client would refuse to send it.
@@ -90,14 +97,6 @@ def _ca_data(data: bytes) -> str | bytes:
         return data
 
 
-def _timeouts(value: Timeout) -> tuple[float | None, float | None]:
-    """(connect, each read). A number bounds both; None or 0: no bound. client.py bounds a whole
-    answer itself."""
-    if isinstance(value, tuple):
-        return value
-    return (value, value) if value else (None, None)
-
-
 class Answer:
     """An answer left unread, direct or proxied: its status and headers, read1 and close."""
 
@@ -132,23 +131,33 @@ class Answer:
 
 class _Connection(http.client.HTTPConnection):
     """One keep-alive connection, over TLS when given a context: the certificate is checked
-    against server_name (tls-server-name, else the host), which is also the SNI sent."""
+    against server_name (tls-server-name, else the host), which is also the SNI sent. It
+    connects and shakes hands within the bounds it was made with."""
 
     response_class = Response
 
     def __init__(
-        self, host: str, port: int, tls: Callable[[], ssl.SSLContext] | None, server_name: str
+        self,
+        host: str,
+        port: int,
+        tls: Callable[[], ssl.SSLContext] | None,
+        server_name: str,
+        limits: Timeouts,
     ) -> None:
-        super().__init__(host, port)
+        super().__init__(host, port, timeout=limits.connect)
         self._tls = tls
         self._server_name = server_name
+        self._limits = limits
         if tls is not None:
             self.default_port = 443  # the Host header names the port only when not the usual
 
     def connect(self) -> None:
-        super().connect()
+        with phase("connect", self._limits.connect):
+            super().connect()
         if self._tls is not None:
-            self.sock = self._tls().wrap_socket(self.sock, server_hostname=self._server_name)
+            self.sock.settimeout(self._limits.handshake)
+            with phase("handshake", self._limits.handshake):
+                self.sock = self._tls().wrap_socket(self.sock, server_hostname=self._server_name)
 
 
 def _dropped(sock: socket.socket) -> bool:
@@ -188,28 +197,27 @@ class _Direct:
             return self._context
 
     def open(
-        self, method: str, target: str, headers: Headers, body: bytes | None, timeout: Timeout
+        self, method: str, target: str, headers: Headers, body: bytes | None, limits: Timeouts
     ) -> Answer:
-        connect, read = _timeouts(timeout)
-        conn = self._take()
+        conn = self._take(limits)
         try:
-            conn.timeout = connect
             if conn.sock is None:
                 conn.connect()
-            conn.sock.settimeout(read)
-            conn.putrequest(method, self._prefix + target)
-            for name, value in headers:  # repeated names (Impersonate-Group) go out each
-                conn.putheader(name, value)
-            if body is not None:
-                conn.putheader("Content-Length", str(len(body)))
-            conn.endheaders(body)
-            raw = conn.getresponse()
+            conn.sock.settimeout(limits.response)
+            with phase("response", limits.response):  # a send the server does not take, too
+                conn.putrequest(method, self._prefix + target)
+                for name, value in headers:  # repeated names (Impersonate-Group) go out each
+                    conn.putheader(name, value)
+                if body is not None:
+                    conn.putheader("Content-Length", str(len(body)))
+                conn.endheaders(body)
+                raw = conn.getresponse()
         except BaseException:
             conn.close()
             raise
         return Answer(raw, lambda reusable: self._give_back(conn, reusable))
 
-    def _take(self) -> _Connection:
+    def _take(self, limits: Timeouts) -> _Connection:
         with self._lock:
             while self._idle:
                 conn = self._idle.pop()
@@ -217,7 +225,8 @@ class _Direct:
                     return conn
                 conn.close()
         server_name = self._settings.tls_server_name or self._host
-        return _Connection(self._host, self._port, self._tls if self._https else None, server_name)
+        tls = self._tls if self._https else None
+        return _Connection(self._host, self._port, tls, server_name, limits)
 
     def _give_back(self, conn: _Connection, reusable: bool) -> None:
         with self._lock:
@@ -298,18 +307,17 @@ class _Proxied:
         self._pool.pool_classes_by_scheme = proxied_pools(self._pool.pool_classes_by_scheme)
 
     def open(
-        self, method: str, target: str, headers: Headers, body: bytes | None, timeout: Timeout
+        self, method: str, target: str, headers: Headers, body: bytes | None, limits: Timeouts
     ) -> Answer:
         import urllib3
 
-        connect, read = _timeouts(timeout)
         try:
             response = self._pool.request(
                 method,
                 self._host + target,
                 body=body,
                 headers=urllib3.HTTPHeaderDict(headers),
-                timeout=urllib3.Timeout(connect=connect, read=read),
+                timeout=urllib3.Timeout(connect=limits.connect, read=limits.response),
                 preload_content=False,
             )
         except urllib3.exceptions.HTTPError as err:
@@ -332,12 +340,14 @@ class _Proxied:
 
 
 def _plain(err: urllib3.exceptions.HTTPError) -> OSError:
-    """urllib3's error as the standard library's of the same kind, keeping its text: a timeout;
-    a connection dropped before the answer came (a read may be asked again); else no connection
-    made (refused, unresolved, TLS or the proxy failing)."""
+    """urllib3's error as the standard library's of the same kind, keeping its text: a phase
+    that stalled (urllib3 wraps ours); a connection dropped before the answer came (a read may
+    be asked again); else no connection made (refused, unresolved, TLS or the proxy failing)."""
     import urllib3
 
     text = str(err)
+    if (stalled := stall_in(err)) is not None:
+        return stalled
     if isinstance(err, urllib3.exceptions.NewConnectionError):
         return OSError(text)  # refused or unresolved: urllib3 derives it from its timeouts
     if isinstance(err, urllib3.exceptions.TimeoutError):
@@ -372,11 +382,11 @@ class Transport:
         )
 
     def open(
-        self, method: str, path: str, headers: Headers, body: Any | None, timeout: Timeout
+        self, method: str, path: str, headers: Headers, body: Any | None, limits: Timeouts
     ) -> Answer:
-        """Send one request. path carries its query; headers get the User-Agent and the
-        credentials added; a body is sent as JSON. None once closed: a watch's thread still
-        running after its follower ended opens no more connections."""
+        """Send one request, each phase within limits. path carries its query; headers get the
+        User-Agent and the credentials added; a body is sent as JSON. None once closed: a
+        watch's thread still running after its follower ended opens no more connections."""
         if self._closed:
             raise OSError("the run has closed its connections to the API server")
         headers = [*headers, ("User-Agent", USER_AGENT)]
@@ -384,7 +394,7 @@ class Transport:
         if authorization:
             headers.append(("Authorization", authorization))
         data = None if body is None else json.dumps(body).encode()
-        return self._pool.open(method, quote(path, safe=URL_SAFE), headers, data, timeout)
+        return self._pool.open(method, quote(path, safe=URL_SAFE), headers, data, limits)
 
     def close(self) -> None:
         self._closed = True

@@ -19,9 +19,10 @@ from kubectl_machinepool.plans.disruption import Disruption, disruption_of
 # kubelet): read in every namespace, only those about Nodes.
 NODE_EVENTS = "involvedObject.kind=Node"
 BOOTSTRAP_TOKENS = "type=bootstrap.kubernetes.io/token"
-# A workload cluster is secondary: without --request-timeout, do not wait for it forever. It
-# must connect and keep sending within WORKLOAD_TIMEOUT; a whole answer may take
-# WORKLOAD_ANSWER_TIMEOUT (5000 Nodes took more than 10 s on a busy 2-core machine).
+# A workload cluster is secondary: without --request-timeout, it is not waited for as long as the
+# management cluster (interruptible.RESPONSE_TIMEOUT). It must connect, shake hands and keep
+# sending within WORKLOAD_TIMEOUT each; a whole answer may take WORKLOAD_ANSWER_TIMEOUT (5000
+# Nodes took more than 10 s on a busy 2-core machine). A note says which phase it failed in.
 WORKLOAD_TIMEOUT = 10.0
 WORKLOAD_ANSWER_TIMEOUT = 120.0
 

@@ -182,7 +182,8 @@ def test_unreachable_workload_cluster_times_out_into_a_note(v1beta2, capsys, tmp
     assert result.code == 0
     assert result.err.splitlines() == [
         f"warning: Nodes of Cluster {namespace}/prod are not shown: the API server of context "
-        f"'prod-admin@prod' (https://127.0.0.1:{port}) did not answer within the request timeout"
+        f"'prod-admin@prod' (https://127.0.0.1:{port}) did not complete the TLS handshake "
+        "within 1s"
     ]
     assert "MachinePool " + namespace + "/asg-workers" in result.out
 

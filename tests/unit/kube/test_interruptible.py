@@ -2,7 +2,8 @@
 handled, wherever it lands: in the moment before the receive blocks, or at another thread.
 
 Against loopback servers that read each request and hold it unanswered (over TLS straight, and
-through a forward proxy); the plugin's transport with no request timeout, in the main thread. On
+through a forward proxy); the plugin's transport with no request timeout (the response's default
+bound, longer than the test's watchdog), in the main thread. On
 the code before interruptible.py, a signal sent to the main thread at the first moment the wait
 shows went unhandled within a few rounds over TLS, and one handed to another thread every time:
 the request waited for the watchdog's answer.
@@ -25,6 +26,7 @@ import pytest
 from support.loopback import QuietHandler, serving
 from support.pki import CertificateAuthority
 
+from kubectl_machinepool.kube.interruptible import timeouts
 from kubectl_machinepool.kube.transport import Settings, Transport
 
 ROUNDS = 20
@@ -103,7 +105,7 @@ def _interrupted_every_time(holder: Holder, settings: Settings, to_main: bool) -
                 target=_at_the_wait, args=(holder.arrived, to_main), daemon=True
             ).start()
             try:
-                transport.open("PATCH", "/apis/x", [], {}, None).close()
+                transport.open("PATCH", "/apis/x", [], {}, timeouts(None)).close()
                 ends.append("answered")
             except Stopped:
                 ends.append("stopped")
