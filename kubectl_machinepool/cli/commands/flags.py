@@ -120,7 +120,9 @@ access = group(
             default="0",
             show_default=True,
             metavar="DURATION",
-            help="Time to wait for each server request (e.g. 5s, 1m); 0 waits forever",
+            help="The longest one server request may take (e.g. 5s, 1m); 0: no limit, though "
+            "connecting and the TLS handshake still give up after 10s and a silent server "
+            "after 90s",
         ),
         click.option(
             "--chunk-size",
