@@ -267,8 +267,16 @@ def follow_description(
     Ctrl-C). What is watched is what the view showed (fetch.watched)."""
     from kubectl_machinepool.app import following
 
+    named = [False]
+
     def read() -> Loaded:
-        return load_description(access, Source(), pools, clock(), None, report_extras=report_extras)
+        loaded = load_description(
+            access, Source(), pools, clock(), None, report_extras=report_extras
+        )
+        if not named[0]:  # as kubectl get -w: not found first, a pool deleted later just goes
+            check_named(loaded)
+            named[0] = True
+        return loaded
 
     def watches(kube: Kube, loaded: Loaded) -> list[Watched]:
         return description_watches(kube, loaded, access, pools, events=events)

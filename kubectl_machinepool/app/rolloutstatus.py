@@ -81,9 +81,13 @@ def follow(
 
     resumed = Resumed(stuck_after)
 
+    named = [False]
+
     def read() -> tuple[Loaded, Report]:
         loaded = load_description(access, Source(), pools, wall(), None, report_extras=False)
-        check_named(loaded)
+        if not named[0]:  # the first read: a pool deleted later leaves the report
+            check_named(loaded)
+            named[0] = True
         return loaded, resumed.seen(report_of(loaded, rules, stuck_after))
 
     def watches(kube: Kube, view: tuple[Loaded, Report]) -> list[Watched]:

@@ -8,7 +8,18 @@ from support.management import ManagementCluster, create_scenario, delete_nodes
 from support.run import run_cli
 from support.scenarios import SCENARIOS
 
-COMMANDS = [("describe",), ("diagnose",), ("events",), ("diff-metadata",), ("rollout", "status")]
+COMMANDS = [
+    ("describe",),
+    ("diagnose",),
+    ("events",),
+    ("diff-metadata",),
+    ("rollout", "status"),
+    # Followed, a name not there is not found at once, as kubectl get -w says, not a view
+    # of the others that never ends.
+    ("describe", "-w"),
+    ("diagnose", "-w"),
+    ("events", "-w"),
+]
 
 
 def test_a_pool_or_cluster_that_is_not_there_is_not_found_live(
