@@ -22,7 +22,7 @@ from typing import Any
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
 from kubectl_machinepool.base.fields import RawObject, strings
 from kubectl_machinepool.model.propagation import sync_args
-from kubectl_machinepool.providers.records import ZoneSource
+from kubectl_machinepool.providers.records import CloudFields, ZoneSource
 from kubectl_machinepool.providers.registry import PROVIDERS
 from kubectl_machinepool.providers.targets import EMBEDDED_NAME_FIELDS, fields_read
 
@@ -321,15 +321,17 @@ def _registry_fields() -> dict[tuple[str, str], tuple[str, ...]]:
         pool += [*fields_read(provider.version_fields), *zones.fields, *zones.placed_by]
         pool += zones.rebalance_suspended
         pool += filter(None, (provider.model_version_field, provider.provisioning_state_field))
-        if provider.machine_kind and provider.latest_model_field:
+        cloud = provider.cloud or CloudFields("")
+        pool += cloud.pool_fields
+        if provider.machine_kind:
             machine = found.setdefault((provider.group, provider.machine_kind), [])
-            machine.append(provider.latest_model_field)
+            machine += filter(None, (provider.latest_model_field, cloud.machine_id))
         if provider.companion is not None:
             companion = provider.companion
             if companion.embedded:
                 pool += EMBEDDED_NAME_FIELDS
             found.setdefault((companion.group, companion.kind), []).extend(
-                fields_read(companion.version_fields)
+                (*fields_read(companion.version_fields), *cloud.companion_fields)
             )
     return {kind: tuple(paths) for kind, paths in found.items()}
 

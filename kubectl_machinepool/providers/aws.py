@@ -13,6 +13,7 @@ from kubectl_machinepool.providers.readings import EKS_RELEASE
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
     REPLACED,
+    CloudFields,
     InstanceDeletion,
     Provider,
     RollingSignal,
@@ -42,6 +43,25 @@ def _capa_zones(
     )
 
 
+# The region is the zone's leading `<area>-<direction>-<n>` (eu-west-1c, us-west-2-lax-1a);
+# without one the CLI's configured region is used.
+_EC2_DESCRIBE = (
+    "aws ec2 describe-instances --region {region} --instance-ids {instance}",
+    "aws ec2 describe-instances --instance-ids {instance}",
+)
+# The group launches a replacement (AWS CLI: autoscaling terminate-instance-in-auto-scaling-group).
+_ASG_TERMINATE = (
+    "aws autoscaling terminate-instance-in-auto-scaling-group --region {region} "
+    "--instance-id {instance} --no-should-decrement-desired-capacity",
+    "aws autoscaling terminate-instance-in-auto-scaling-group --instance-id {instance} "
+    "--no-should-decrement-desired-capacity",
+)
+_LAUNCH_TEMPLATE = (
+    ("launch template", "{status.launchTemplateID} (version {status.launchTemplateVersion})"),
+    ("launch template", "{status.launchTemplateID}"),
+)
+
+
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
@@ -63,6 +83,18 @@ PROVIDERS: tuple[Provider, ...] = (
             "AZRebalance then evens the zones out, launching before it terminates",
             _ASG_DOCS,
             ("spec.suspendProcesses.processes.azRebalance", "spec.suspendProcesses.all"),
+        ),
+        cloud=CloudFields(
+            "AWS",
+            # CAPA names the ASG and its launch template after the AWSMachinePool.
+            name=("{metadata.name}",),
+            instance_type=("{spec.awsLaunchTemplate.instanceType}",),
+            image=(("AMI", "{spec.awsLaunchTemplate.ami.id}"), *_LAUNCH_TEMPLATE),
+            machine_id="spec.instanceID",
+            inspect=_EC2_DESCRIBE,
+            replace=_ASG_TERMINATE,
+            source="exp/api/v1beta2/awsmachinepool_types.go; pkg/cloud/scope/machinepool.go Name, "
+            "LaunchTemplateName; api/v1beta2/awsmachine_types.go",
         ),
         autoscaler_scale_in="CAPA ignores cluster.x-k8s.io/delete-machine: on scale-down the ASG "
         "terminates an arbitrary instance, undrained",
@@ -108,6 +140,22 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         model_version_field="status.launchTemplateVersion",
         node_image_label="eks.amazonaws.com/nodegroup-image",
+        cloud=CloudFields(
+            "AWS",
+            # Defaulted by CAPA's webhook; the node group's ASG replaces a terminated instance.
+            name=("{spec.eksNodegroupName}",),
+            instance_type=("{spec.instanceType}", "{spec.awsLaunchTemplate.instanceType}"),
+            image=(
+                ("AMI type", "{spec.amiType}"),
+                ("AMI release", "{spec.amiVersion}"),
+                ("AMI", "{spec.awsLaunchTemplate.ami.id}"),
+                *_LAUNCH_TEMPLATE,
+            ),
+            inspect=_EC2_DESCRIBE,
+            replace=_ASG_TERMINATE,
+            source="exp/api/v1beta2/awsmanagedmachinepool_types.go; "
+            "pkg/cloud/scope/managednodegroup.go NodegroupName",
+        ),
         upgrade=Upgrade(
             fields=(
                 # Pinned, it is a second node group update after the version's (nodegroup.go
@@ -144,6 +192,16 @@ PROVIDERS: tuple[Provider, ...] = (
         None,
         rolling=(RollingSignal("RosaMachinePoolUpgrading", "True"),),
         zones=ZoneSource(fields=("spec.availabilityZone",), placed_by=("spec.subnet",)),
+        # The nodes are EC2 instances of the customer's account; OpenShift Cluster Manager
+        # replaces them.
+        cloud=CloudFields(
+            "AWS",
+            name=("{spec.nodePoolName}",),
+            pool_id=("{status.id}",),
+            instance_type=("{spec.instanceType}",),
+            inspect=_EC2_DESCRIBE,
+            source="exp/api/v1beta2/rosamachinepool_types.go",
+        ),
         upgrade=Upgrade(
             deployed=UpgradeField(
                 "spec.version",

@@ -17,6 +17,7 @@ from kubectl_machinepool.providers.readings import (
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
     REPLACED,
+    CloudFields,
     Companion,
     InstanceDeletion,
     Provider,
@@ -89,6 +90,26 @@ def _aks_agent_pool(*, embedded: bool) -> Companion:
     )
 
 
+def _gallery(kind: str) -> str:
+    root = f"status.image.{kind}"
+    return f"{{{root}.gallery}}/{{{root}.name}}/{{{root}.version}}"
+
+
+_MARKETPLACE = ":".join(
+    f"{{status.image.marketplace.{key}}}" for key in ("publisher", "offer", "sku", "version")
+)
+# A Uniform VMSS's VM, else a Flexible one's (a VM of its own). Deleted from a VMSS, CAPZ grows
+# it back to spec.replicas (azure/services/scalesets); AKS's VMSS are in the node resource group
+# AKS owns, where nothing is to be changed by hand (AKS docs), so AKS pools get no replace.
+_VMSS_VIEW = (
+    "az vmss get-instance-view --resource-group {group} --name {scale_set} "
+    "--instance-id {instance}",
+    "az vm get-instance-view --resource-group {group} --name {vm}",
+)
+# What AKS runs, in the ASO agent pool's status.
+_AGENT_POOL_IMAGE = (("node image", "{status.nodeImageVersion}"),)
+
+
 AKS_NODE_IMAGE = "kubernetes.azure.com/node-image-version"
 # AKS docs (upgrade-aks-cluster): minor versions cannot be skipped; CAPZ sends the target as it is.
 _AKS_ONE_MINOR = "AKS upgrades one minor version at a time, and CAPZ does not step"
@@ -119,6 +140,28 @@ PROVIDERS: tuple[Provider, ...] = (
         rolling=(RollingSignal("ScaleSetModelUpdated", "False", updating=False),),
         latest_model_field="status.latestModelApplied",
         zones=_CAPZ_ZONES,
+        cloud=CloudFields(
+            "Azure",
+            # The scale set its VMs are in; CAPZ names it after the AzureMachinePool, a Windows
+            # one longer than 9 characters "win-" and its last 5 (azure/scope/machinepool.go Name).
+            name=("{scale_set}", "{metadata.name}"),
+            instance_type=("{spec.template.vmSize}",),
+            # What CAPZ put in the VMSS model (the template's image, defaulted).
+            image=(
+                ("image", "{status.image.id}"),
+                ("gallery image", _gallery("computeGallery")),
+                ("shared gallery image", _gallery("sharedGallery")),
+                ("marketplace image", _MARKETPLACE),
+            ),
+            machine_id="spec.instanceID",
+            inspect=_VMSS_VIEW,
+            replace=(
+                "az vmss delete-instances --resource-group {group} --name {scale_set} "
+                "--instance-ids {instance}",
+            ),
+            source="exp/api/v1beta1/azuremachinepool_types.go, azuremachinepoolmachine_types.go; "
+            "api/v1beta1/types.go Image",
+        ),
         upgrade=Upgrade(
             fields=(
                 *(
@@ -161,6 +204,16 @@ PROVIDERS: tuple[Provider, ...] = (
         None,
         companion=_aks_agent_pool(embedded=False),
         zones=_aks_zones("spec.availabilityZones"),
+        # CAPZ names the agent pool spec.name, else after the AzureManagedMachinePool.
+        cloud=CloudFields(
+            "Azure",
+            name=("{spec.name}", "{metadata.name}"),
+            instance_type=("{spec.sku}",),
+            companion_image=_AGENT_POOL_IMAGE,
+            inspect=_VMSS_VIEW[:1],
+            source="api/v1beta1/types_class.go AzureManagedMachinePoolClassSpec; "
+            "azure/scope/managedmachinepool.go",
+        ),
         node_image_label=AKS_NODE_IMAGE,
         # CAPZ marks a service's condition False/Updating while its long-running operation runs.
         rolling=(RollingSignal("AgentPoolsReady", "False", "Updating"),),
@@ -192,6 +245,15 @@ PROVIDERS: tuple[Provider, ...] = (
         companion=_aks_agent_pool(embedded=True),
         node_image_label=AKS_NODE_IMAGE,
         zones=_aks_zones("spec.resources[].spec.availabilityZones"),
+        # ASO names the agent pool azureName, else after the embedded object.
+        cloud=CloudFields(
+            "Azure",
+            name=("{spec.resources[].spec.azureName}", "{spec.resources[].metadata.name}"),
+            instance_type=("{spec.resources[].spec.vmSize}",),
+            companion_image=_AGENT_POOL_IMAGE,
+            inspect=_VMSS_VIEW[:1],
+            source="api/v1beta1/azureasomanagedmachinepool_types.go; " + _ASO_AGENT_POOL_TYPES,
+        ),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(

@@ -10,6 +10,7 @@ from kubectl_machinepool.providers.records import (
     ANNOTATED_FIRST,
     INFRA_GROUP,
     REPLACED,
+    CloudFields,
     InstanceDeletion,
     Provider,
     ZoneSource,
@@ -22,6 +23,16 @@ _CAPD_ZONES = ZoneSource(
     rebalance="nothing evens the zones out",
     source="CAPI dockermachinepool_backend.go, the docker backend of both kinds (v1.14.0)",
 )
+
+
+def _capd_cloud(image_field: str) -> CloudFields:
+    """A container per instance, named as its providerID's last part (docker:////NAME)."""
+    return CloudFields(
+        "Docker",
+        image=(("image", f"{{{image_field}}}"),),
+        inspect=("docker logs {instance}",),
+        source="test/infrastructure/docker/api/v1beta2",
+    )
 
 
 _CAPD_DELETION = InstanceDeletion(
@@ -43,6 +54,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "DevMachine",
         _CAPD_DELETION,
         zones=_CAPD_ZONES,
+        cloud=_capd_cloud("spec.backend.docker.customImage"),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(
@@ -62,6 +74,7 @@ PROVIDERS: tuple[Provider, ...] = (
         "DockerMachine",
         _CAPD_DELETION,
         zones=_CAPD_ZONES,
+        cloud=_capd_cloud("spec.template.customImage"),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(

@@ -10,12 +10,15 @@ from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import CAPG_IMAGE_FAMILY
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
+    CloudFields,
     Provider,
     RollingSignal,
     VersionField,
     ZoneSource,
 )
 from kubectl_machinepool.providers.upgrades import CAPG_FAMILY, Upgrade, UpgradeField
+
+_GCE_DESCRIBE = ("gcloud compute instances describe {instance} --zone {zone} --project {project}",)
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
@@ -33,6 +36,20 @@ PROVIDERS: tuple[Provider, ...] = (
         ),
         # A zonal MIG: CAPG refuses more than one zone (cloud/scope/machinepool.go).
         zones=ZoneSource(failure_domains=True),
+        cloud=CloudFields(
+            "GCP",
+            # cloud/scope/machinepool.go InstanceGroupManagerResourceName.
+            name=("{cluster}-{metadata.name}",),
+            instance_type=("{spec.instanceType}",),
+            image=(("image", "{spec.image}"), ("image", "family {spec.imageFamily}")),
+            inspect=_GCE_DESCRIBE,
+            # The group recreates the instance from its template.
+            replace=(
+                "gcloud compute instance-groups managed recreate-instances {pool} "
+                "--instances {instance} --zone {zone} --project {project}",
+            ),
+            source="exp/api/v1beta1/gcpmachinepool_types.go; cloud/scope/machinepool.go",
+        ),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(
@@ -68,6 +85,18 @@ PROVIDERS: tuple[Provider, ...] = (
             rebalance="GKE keeps a node count per zone: CAPG sends spec.replicas divided by the "
             "zones (regional clusters)",
             source="CAPG cloud/scope/managedmachinepool.go ConvertToSdkNodePool",
+        ),
+        # GKE's own instance groups hold the nodes: no replace by hand here.
+        cloud=CloudFields(
+            "GCP",
+            # cloud/scope/managedmachinepool.go NodePoolName.
+            name=("{spec.nodePoolName}", "{metadata.name}"),
+            # spec.instanceType wins over spec.machineType (ConvertToSdkNodePool).
+            instance_type=("{spec.instanceType}", "{spec.machineType}"),
+            image=(("image type", "{spec.imageType}"),),
+            inspect=_GCE_DESCRIBE,
+            source="exp/api/v1beta1/types_class.go GCPManagedMachinePoolClassSpec; "
+            "cloud/scope/managedmachinepool.go",
         ),
         operations=Operations(
             rolls="a new version makes CAPG ask GKE to upgrade the node pool (surge upgrade); "

@@ -10,6 +10,7 @@ from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import KUBERNETES
 from kubectl_machinepool.providers.records import (
     INFRA_GROUP,
+    CloudFields,
     InstanceDeletion,
     Provider,
     VersionField,
@@ -35,6 +36,13 @@ _OCI_NO_OP = InstanceDeletion(
 )
 
 
+_INSTANCE_GET = ("oci compute instance get --instance-id {instance}",)
+# CAPOCI names every pool after its infra pool (cloud/scope/machine_pool.go,
+# managed_machine_pool.go, virtual_machine_pool.go); an instance's OCID is its
+# OCIMachinePoolMachine's spec.ocid.
+_NAMED = ("{metadata.name}",)
+
+
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
@@ -43,6 +51,22 @@ PROVIDERS: tuple[Provider, ...] = (
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
         zones=_oci_zones("spec.placementDetails[].availabilityDomain"),
+        cloud=CloudFields(
+            "OCI",
+            name=_NAMED,
+            pool_id=("{spec.ocid}",),
+            instance_type=("{spec.instanceConfiguration.shape}",),
+            image=(("image", "{spec.instanceConfiguration.instanceSourceViaImageConfig.imageId}"),),
+            machine_id="spec.ocid",
+            inspect=_INSTANCE_GET,
+            # Not decrementing its size, the pool provisions a replacement (OCI CLI:
+            # compute-management instance-pool-instance detach).
+            replace=(
+                "oci compute-management instance-pool-instance detach --instance-pool-id {pool_id} "
+                "--instance-id {instance} --is-auto-terminate true --is-decrement-size false",
+            ),
+            source="exp/api/v1beta2/ocimachinepool_types.go, ocimachinepool_machine_types.go",
+        ),
         # CAPOCI looks no image up for an instance pool: the MachinePool's version reaches only
         # the bootstrap data.
         upgrade=Upgrade(
@@ -78,6 +102,22 @@ PROVIDERS: tuple[Provider, ...] = (
             ),
         ),
         zones=_oci_zones("spec.nodePoolNodeConfig.placementConfigs[].availabilityDomain"),
+        cloud=CloudFields(
+            "OCI",
+            name=_NAMED,
+            pool_id=("{spec.id}",),
+            instance_type=("{spec.nodeShape}",),
+            image=(("image", "{spec.nodeSourceViaImage.imageId}"),),
+            machine_id="spec.ocid",
+            inspect=_INSTANCE_GET,
+            # Not decrementing its size, OKE creates a replacement (OKE API: DeleteNode).
+            replace=(
+                "oci ce node-pool delete-node --node-pool-id {pool_id} --node-id {instance} "
+                "--is-decrement-size false",
+            ),
+            source="exp/api/v1beta2/ocimanagedmachinepool_types.go, "
+            "ocimachinepool_machine_types.go",
+        ),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(
@@ -107,6 +147,14 @@ PROVIDERS: tuple[Provider, ...] = (
         "OCIMachinePoolMachine",
         _OCI_NO_OP,
         zones=_oci_zones("spec.placementConfigs[].availabilityDomain"),
+        # Virtual nodes are no compute instances of the tenancy.
+        cloud=CloudFields(
+            "OCI",
+            name=_NAMED,
+            pool_id=("{spec.id}",),
+            machine_id="spec.ocid",
+            source="exp/api/v1beta2/ocivirtualmachinepool_types.go",
+        ),
         upgrade=Upgrade(
             unsupported="OKE versions virtual nodes itself: CAPOCI sends no version "
             "(cloud/scope/virtual_machine_pool.go)"

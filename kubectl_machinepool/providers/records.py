@@ -3,6 +3,7 @@ is, as its provider implements it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import field
 
@@ -117,6 +118,72 @@ class RollingSignal:
         return status == self.status and self.reason in (None, reason)
 
 
+# A field in a template: `{spec.awsLaunchTemplate.ami.id}`.
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+def template_fields(template: str) -> tuple[str, ...]:
+    """The fields (or, in a command, the providerID's parts) a template names."""
+    return tuple(_PLACEHOLDER.findall(template))
+
+
+def fill(template: str, value: Callable[[str], str | None]) -> str | None:
+    """The template with each field's value; None when one has none."""
+    found: list[str] = []
+    for name in template_fields(template):
+        got = value(name)
+        if got is None:
+            return None
+        found.append(got)
+    parts = iter(found)
+    return _PLACEHOLDER.sub(lambda _: next(parts), template)
+
+
+@record
+class CloudFields:
+    """Where a pool of this kind lives in its cloud, as its infra objects say (describe's Cloud
+    line), and what an operator runs by hand about an instance that never joined.
+
+    A template names fields in braces, dotted from the object's root (`[]` crosses a list: its
+    first item that has the field); it is shown only when every field it names is set. Commands
+    are templates over the parts of an instance's providerID instead (model/cloud.py names them),
+    each value shell-quoted.
+    """
+
+    # As the cloud's own console names itself.
+    cloud: str
+    # What names the pool in the cloud, the first shown wins: metadata.name where the provider
+    # names the cloud's object after the infra pool. A name without a dot is no field: `{cluster}`
+    # is the MachinePool's Cluster name, another a part of its instances' providerIDs.
+    name: tuple[str, ...] = ()
+    # The cloud's own ID of the pool (an OCID), the first set wins.
+    pool_id: tuple[str, ...] = ()
+    instance_type: tuple[str, ...] = ()
+    # (label, template) of the image and the launch template: per label, the first shown.
+    image: tuple[tuple[str, str], ...] = ()
+    # The infra machine's field that holds its instance's ID.
+    machine_id: str | None = None
+    # (label, template) of what the companion object says of the image (AKS's node image).
+    companion_image: tuple[tuple[str, str], ...] = ()
+    # Commands that look at, and that replace, an instance that never joined: the first whose
+    # parts are all known. Empty: not verified, or nothing an operator should run.
+    inspect: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    # Where the names and fields are, upstream.
+    source: str = ""
+
+    @property
+    def pool_fields(self) -> tuple[str, ...]:
+        """Every field of the infra pool the templates read."""
+        templates = (*self.name, *self.pool_id, *self.instance_type, *(t for _, t in self.image))
+        return tuple(f for t in templates for f in template_fields(t) if "." in f)
+
+    @property
+    def companion_fields(self) -> tuple[str, ...]:
+        """Every field of the companion object the templates read."""
+        return tuple(f for _, t in self.companion_image for f in template_fields(t))
+
+
 @record
 class Provider:
     """One infra pool kind, as its provider implements it."""
@@ -148,6 +215,8 @@ class Provider:
     zones: ZoneSource | None = None
     # A provisioning state that can say Failed while status.ready is true.
     provisioning_state_field: str | None = None
+    # Where a pool lives in its cloud; None: nothing verified.
+    cloud: CloudFields | None = None
     # What goes wrong when cluster-autoscaler scales in this pool's Machines; None: nothing
     # this tool warns about.
     autoscaler_scale_in: str | None = None

@@ -6,7 +6,7 @@ CAPS sends the MachinePool's version, and Kapsule reports its own in no field of
 from __future__ import annotations
 
 from kubectl_machinepool.providers.operations import Operations
-from kubectl_machinepool.providers.records import INFRA_GROUP, Provider, ZoneSource
+from kubectl_machinepool.providers.records import INFRA_GROUP, CloudFields, Provider, ZoneSource
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
@@ -15,6 +15,14 @@ PROVIDERS: tuple[Provider, ...] = (
         "Kapsule pool",
         None,
         zones=ZoneSource(fields=("spec.zone",)),
+        # The Kapsule pool's name is CAPS's own (its scope's ResourceName), not verified here;
+        # a node's providerID names its Instance server.
+        cloud=CloudFields(
+            "Scaleway",
+            instance_type=("{spec.nodeType}",),
+            inspect=("scw instance server get {instance} zone={zone}",),
+            source="api/v1alpha2/scalewaymanagedmachinepool_types.go",
+        ),
         operations=Operations(
             rolls="a new version makes CAPS ask Kapsule to upgrade the pool, replacing nodes as "
             "spec.upgradePolicy (maxUnavailable, maxSurge) allows "

@@ -283,8 +283,20 @@ READ = {
     "Secret": set(),
     "KubeadmConfig": set(),
     "KubeadmControlPlane": {"spec.version", "status.version"},
-    "AWSMachinePool": {"spec.availabilityZones[]", "status.launchTemplateVersion"},
-    "AWSManagedMachinePool": {"spec.amiType", "spec.amiVersion", "spec.availabilityZones[]"},
+    # And describe's Cloud line: a pool's name, instance type and image in its cloud.
+    "AWSMachinePool": {
+        "spec.availabilityZones[]",
+        "status.launchTemplateVersion",
+        "spec.awsLaunchTemplate.instanceType",
+        "status.launchTemplateID",
+    },
+    "AWSManagedMachinePool": {
+        "spec.amiType",
+        "spec.amiVersion",
+        "spec.availabilityZones[]",
+        "spec.eksNodegroupName",
+        "spec.instanceType",
+    },
     "AzureMachinePool": {
         *(
             f"{where}.{image}.{key}"
@@ -297,21 +309,30 @@ READ = {
             for key in keys
         ),
         "status.provisioningState",
+        "spec.template.vmSize",
+        "status.image.computeGallery.name",
     },
-    "AzureMachinePoolMachine": set(),
-    "AzureManagedMachinePool": {"spec.availabilityZones[]"},
+    "AzureMachinePoolMachine": {"spec.instanceID"},
+    "AzureManagedMachinePool": {"spec.availabilityZones[]", "spec.name", "spec.sku"},
     "AzureASOManagedMachinePool": {
         "spec.resources[].metadata.name",
         "spec.resources[].spec.orchestratorVersion",
         "spec.resources[].spec.availabilityZones[]",
     },
-    "ManagedClustersAgentPool": {"spec.orchestratorVersion", "status.currentOrchestratorVersion"},
-    "DockerMachinePool": set(),
+    "ManagedClustersAgentPool": {
+        "spec.orchestratorVersion",
+        "status.currentOrchestratorVersion",
+        "status.nodeImageVersion",
+    },
+    "DockerMachinePool": {"spec.template.customImage"},
     "DockerMachine": set(),
-    "GCPManagedMachinePool": {"spec.nodeLocations[]"},
-    "OCIMachinePool": {"spec.placementDetails[].availabilityDomain"},
-    "OCIMachinePoolMachine": set(),
-    "ScalewayManagedMachinePool": {"spec.zone"},
+    "GCPManagedMachinePool": {"spec.nodeLocations[]", "spec.machineType", "spec.nodePoolName"},
+    "OCIMachinePool": {
+        "spec.placementDetails[].availabilityDomain",
+        "spec.instanceConfiguration.shape",
+    },
+    "OCIMachinePoolMachine": {"spec.ocid"},
+    "ScalewayManagedMachinePool": {"spec.zone", "spec.nodeType"},
 }
 # What rules read of any provider object: which kind an infra pool's instances are, and the
 # providerID that joins an infra machine to its Node (only infra pools say which kinds are
