@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
 from kubectl_machinepool.base.records import record
+from kubectl_machinepool.model.cloud import PoolCloud, companion_of, pool_cloud
 from kubectl_machinepool.model.events import EventRecord, about, event_record, is_event
 from kubectl_machinepool.model.healthchecks import KIND as HEALTH_CHECK
 from kubectl_machinepool.model.healthchecks import (
@@ -50,9 +51,8 @@ from kubectl_machinepool.model.states import (
 )
 from kubectl_machinepool.model.zones import PoolZones, pool_zones
 from kubectl_machinepool.providers.deletion import DeletionVerdict, pool_deletion_verdict
-from kubectl_machinepool.providers.records import Provider
 from kubectl_machinepool.providers.registry import infra_pool
-from kubectl_machinepool.providers.targets import Target, companion_name, infra_targets
+from kubectl_machinepool.providers.targets import Target, infra_targets
 
 
 @record
@@ -96,6 +96,8 @@ class PoolDescription:
     # The pool's Nodes per zone against the zones its provider spreads it over (zones.py);
     # None when the Nodes were not read.
     zones: PoolZones | None = None
+    # Where the pool and its instances live in its cloud (cloud.py); None: not verified.
+    cloud: PoolCloud | None = None
 
     @property
     def uses_machines(self) -> bool:
@@ -221,6 +223,7 @@ def describe_pool(
         infra_machines_read=snapshot.was_read(machine_group, pool.machine_kind or ""),
     )
     instances = pool_instances(pool, infra, snapshot, nodes, ctx)
+    companion = companion_of(provider, infra_raw, snapshot)
     machines = sum(1 for i in instances if i.machine) if uses_machines else None
     checks = None
     if snapshot.was_read(CAPI_GROUP, HEALTH_CHECK):
@@ -241,23 +244,13 @@ def describe_pool(
         paused_by=_paused_by(pool, cluster_paused, infra_raw),
         infra_unread=ref is not None and not snapshot.was_read(ref.api_group, ref.kind),
         bootstrap_unread=boot is not None and not snapshot.was_read(boot.api_group, boot.kind),
-        version_targets=infra_targets(
-            provider, infra_raw, _companion(provider, infra_raw, snapshot)
-        ),
+        version_targets=infra_targets(provider, infra_raw, companion),
         health_checks=checks,
         zones=None if nodes is None else pool_zones(pool, instances, provider, infra_raw),
+        cloud=pool_cloud(
+            provider, pool, infra_raw, companion, instances, snapshot=snapshot, nodes=nodes
+        ),
     )
-
-
-def _companion(
-    provider: Provider | None, infra: RawObject | None, snapshot: Snapshot
-) -> RawObject | None:
-    companion = provider.companion if provider else None
-    if companion is None or infra is None:
-        return None
-    name = companion_name(companion, infra)
-    namespace = text(dig(infra, "metadata", "namespace")) or ""
-    return snapshot.find(companion.group, companion.kind, namespace, name) if name else None
 
 
 def _node_states(workload: WorkloadNodes | None) -> list[NodeState] | None:
