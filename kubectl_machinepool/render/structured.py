@@ -8,6 +8,12 @@ from typing import Any
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.diagnostics.ignoring import Ignored
+from kubectl_machinepool.model.cloud import (
+    InstanceCloud,
+    PoolCloud,
+    clouds_by_instance,
+    instance_key,
+)
 from kubectl_machinepool.model.conditions import Condition, Conditions
 from kubectl_machinepool.model.description import ClusterDescription, Description, PoolDescription
 from kubectl_machinepool.model.healthchecks import PoolHealthCheck, UnhealthyCondition
@@ -148,7 +154,21 @@ def _node(node: NodeState | None) -> dict[str, Any] | None:
     }
 
 
-def _instance(instance: Instance) -> dict[str, Any]:
+def _instance_cloud(cloud: InstanceCloud | None) -> dict[str, Any] | None:
+    if cloud is None:
+        return None
+    return {
+        "id": cloud.id,
+        "idSource": cloud.id_source,
+        "zone": cloud.zone,
+        "zoneSource": cloud.zone_source,
+        "joined": cloud.joined,
+        "inspect": cloud.inspect,
+        "replace": cloud.replace,
+    }
+
+
+def _instance(instance: Instance, cloud: InstanceCloud | None) -> dict[str, Any]:
     return {
         "providerID": instance.provider_id,
         "inProviderIDList": instance.listed,
@@ -157,6 +177,20 @@ def _instance(instance: Instance) -> dict[str, Any]:
         "machine": _machine(instance.machine),
         "infraMachine": object_doc(instance.infra_machine),
         "node": _node(instance.node),
+        "cloud": _instance_cloud(cloud),
+    }
+
+
+def _cloud(cloud: PoolCloud | None) -> dict[str, Any] | None:
+    if cloud is None:
+        return None
+    return {
+        "cloud": cloud.cloud,
+        "kind": cloud.kind,
+        "name": cloud.name,
+        "poolID": cloud.pool_id,
+        "instanceType": cloud.instance_type,
+        "images": [{"label": label, "value": value} for label, value in cloud.images],
     }
 
 
@@ -231,6 +265,7 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
     """list's summary of the pool (the same keys, so scripts can use either), plus the detail."""
     mp, counts, verdict = pool.pool, pool.counts, pool.deletion
     low, high = mp.autoscaler_bounds
+    clouds, keys = clouds_by_instance(pool.cloud), map(instance_key, pool.instances)
     return {
         **pool_summary(mp),
         "paused": pool.paused_by is not None,
@@ -275,7 +310,8 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
             "honoursDeleteAnnotation": verdict.honours_delete_annotation,
             "scaleDown": verdict.scale_down,
         },
-        "instances": Stream(map(_instance, pool.instances)),
+        "cloud": _cloud(pool.cloud),
+        "instances": Stream(map(_instance, pool.instances, map(clouds.get, keys))),
     }
 
 

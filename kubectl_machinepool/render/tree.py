@@ -17,6 +17,13 @@ from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.diagnostics.core import Finding
 from kubectl_machinepool.model.description import Description, PoolDescription
 from kubectl_machinepool.providers.deletion import Verdict
+from kubectl_machinepool.render.cloud import (
+    SHOWN,
+    cloud_line,
+    command_lines,
+    more_sentence,
+    never_joined_sentence,
+)
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.events import pool_events
 from kubectl_machinepool.render.findings import findings_list
@@ -296,15 +303,36 @@ def _autoscaler(pool: PoolDescription) -> str:
     return f"min {'?' if low is None else low}, max {'?' if high is None else high}"
 
 
+def _cloud(pool: PoolDescription, width: int | None) -> list[str]:
+    """The Cloud line, then each instance that never joined with what to run about it."""
+    cloud = pool.cloud
+    line = cloud_line(cloud)
+    if cloud is None or line is None:
+        return []
+    lines = _field("Cloud", line, width)
+    room = line_width(width, SUMMARY_WIDTH) - LABEL_WIDTH - 2
+    indent = " " * (LABEL_WIDTH + 2)
+    for index, instance in enumerate(cloud.never_joined[:SHOWN]):
+        label = "" if index else "Never joined"
+        lines += _field(label, never_joined_sentence(instance, cloud), width)
+        for command in filter(None, (instance.inspect, instance.replace)):
+            lines += [indent + part for part in command_lines(escape(command), room)]
+    if more := more_sentence(cloud):
+        lines += _field("", more, width)
+    return lines
+
+
 def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
     mp = pool.pool
     deleting = (
         "no" if mp.deleting_since is None else f"for {human_duration(opts.now - mp.deleting_since)}"
     )
     verdict = pool.deletion
+    lines = [escape(f"MachinePool {mp.namespace}/{mp.name}")]
+    lines += _field("Cluster", mp.cluster, opts.width)
+    lines += _field("Infrastructure", _infrastructure(pool), opts.width)
+    lines += _cloud(pool, opts.width)
     fields = [
-        ("Cluster", mp.cluster),
-        ("Infrastructure", _infrastructure(pool)),
         ("Bootstrap", _bootstrap(pool)),
         ("Replicas", _replicas(pool)),
         ("providerIDList", _provider_ids(pool)),
@@ -326,7 +354,6 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
         fields.append(("", f"instead: {verdict.instead}"))
     if verdict.scale_down:
         fields.append(("", f"with --scale-down: {verdict.scale_down}"))
-    lines = [escape(f"MachinePool {mp.namespace}/{mp.name}")]
     for label, value in fields:
         lines += _field(label, value, opts.width)
     return lines

@@ -346,3 +346,35 @@ def test_a_pools_view_holds_its_stray_node_live(mgmt, loader, tmp_path, capsys) 
     diagnosis = run_cli(capsys, "diagnose", pool, *view, *config, "-o", "json")
     about = {f["code"] for f in json.loads(diagnosis.out)["findings"] if stray in f["subject"]}
     assert about == {"MP0104", "MP0801"}
+
+
+def test_an_instance_that_never_joined_names_the_clouds_commands_live(mgmt, loader, capsys) -> None:
+    """The ASG instance without a Node, as the live objects give it: its ID and zone from its
+    providerID, the pool's name and launch template, and the AWS commands to run by hand, in
+    text and JSON alike."""
+    namespace, _, objects = loader("aws-asg")
+    [pool] = [o for o in objects if o["kind"] == "MachinePool"]
+    [pid] = [p for p in pool["spec"]["providerIDList"] if p.startswith("aws:///eu-west-1c/")]
+    instance = pid.rsplit("/", 1)[1]
+    view = ("-n", namespace, "--kubeconfig", str(mgmt.kubeconfig), "--now", AT)
+
+    text = run_cli(capsys, "describe", *view)
+    assert (text.code, text.err) == (0, "")
+    assert "Cloud:                AWS Auto Scaling Group asg-workers, m6i.xlarge" in text.out
+    assert f"Never joined:         {instance} (eu-west-1c): no Node has its providerID" in text.out
+
+    document = json.loads(run_cli(capsys, "describe", *view, "-o", "json").out)
+    [described] = document["clusters"][0]["machinePools"]
+    assert described["cloud"]["images"] == [
+        {"label": "launch template", "value": "lt-0a1b2c3d4e5f67890 (version 4)"}
+    ]
+    [never] = [i["cloud"] for i in described["instances"] if i["cloud"]["joined"] is False]
+    assert (never["id"], never["zone"]) == (instance, "eu-west-1c")
+    assert (
+        never["inspect"]
+        == f"aws ec2 describe-instances --region eu-west-1 --instance-ids {instance}"
+    )
+    assert never["replace"] == (
+        "aws autoscaling terminate-instance-in-auto-scaling-group --region eu-west-1 "
+        f"--instance-id {instance} --no-should-decrement-desired-capacity"
+    )
