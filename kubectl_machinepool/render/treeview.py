@@ -18,6 +18,7 @@ from typing import Any
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.core import Finding
+from kubectl_machinepool.model.cloud import clouds_by_instance, instance_key
 from kubectl_machinepool.model.conditions import Conditions
 from kubectl_machinepool.model.description import (
     ClusterDescription,
@@ -115,6 +116,14 @@ def _instance_codes(instance: Instance, pool: PoolDescription, ctx: _Context) ->
     )
 
 
+def _in_cloud(instance: Instance, pool: PoolDescription) -> str | None:
+    """A Machine row's instance as its cloud names it (a providerID row shows it already)."""
+    found = clouds_by_instance(pool.cloud).get(instance_key(instance))
+    if pool.cloud is None or found is None or found.id is None:
+        return None
+    return f"{pool.cloud.kind} instance {found.id}" + (f" in {found.zone}" if found.zone else "")
+
+
 def _instance(instance: Instance, pool: PoolDescription, ctx: _Context) -> TreeRow:
     machine = instance.machine
     base: dict[str, Any] = {}
@@ -125,6 +134,9 @@ def _instance(instance: Instance, pool: PoolDescription, ctx: _Context) -> TreeR
         row = make_row(RowKind.PROVIDER_ID, f"providerID {short_provider_id(instance.provider_id)}")
     if instance.problems:
         base |= {"message": "; ".join(instance.problems), "problem": True}
+    where = _in_cloud(instance, pool) if machine is not None else None
+    if where:
+        base["message"] = "; ".join(filter(None, (base.get("message"), where)))
     extra = [_object(instance.infra_machine, ctx)] if instance.infra_machine else []
     extra += [_node(instance.node, ctx)] if instance.node else []
     return _rebuilt(
