@@ -38,14 +38,19 @@ def refuse(refusals: Sequence[str]) -> None:
         raise RefusedError(f"refused: {refusals[0]}{more}; nothing was written")
 
 
+def listed(writes: tuple[Write, ...], ui: Callbacks) -> None:
+    """A client dry run: each write named kubectl's way, none sent."""
+    for write in writes:
+        ui.report(f"{write.target.kubectl_name} {write.done} (dry run)")
+
+
 def send(
     kube: Kube, writes: tuple[Write, ...], batch: Batch, dry_run: DryRun, ui: Callbacks
 ) -> Outcome | None:
     """The writes of a plan with no refusal: listed for a client dry run, else confirmed (a
     server dry run needs no confirmation) and sent. None: nothing was sent."""
     if dry_run is DryRun.CLIENT:
-        for write in writes:
-            ui.report(f"{write.target.kubectl_name} {write.done} (dry run)")
+        listed(writes, ui)
         return None
     server = dry_run is DryRun.SERVER
     if not server and not ui.confirm():

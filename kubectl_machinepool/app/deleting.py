@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from kubectl_machinepool.app.carrying import Callbacks, DryRun, refuse, send
+from kubectl_machinepool.app.carrying import Callbacks, DryRun, listed, refuse, send
+from kubectl_machinepool.app.planning import Ground, Live, nothing_written
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.errors import (
     ClusterAccessError,
@@ -22,9 +23,7 @@ from kubectl_machinepool.base.errors import (
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
-from kubectl_machinepool.kube.fetch import read_description
-from kubectl_machinepool.kube.permissions import permissions as permitted
-from kubectl_machinepool.kube.workload import workload_disruption, workload_kube
+from kubectl_machinepool.kube.workload import workload_kube
 from kubectl_machinepool.kube.writing import Outcome, apply_writes
 from kubectl_machinepool.model.description import Description, describe
 from kubectl_machinepool.model.selector import Selection
@@ -90,20 +89,15 @@ def _one_target(targets: list[Target], wanted: Wanted, namespace: str | None) ->
     return targets[0]
 
 
-def _disruption(kube: Kube, target: Target, asked: DeleteMachine) -> Disruption:
+def _disruption(ground: Ground, target: Target, asked: DeleteMachine) -> Disruption:
     machine = target.instance.machine
     if target.pool.deletion.verdict is Verdict.NOT_SUPPORTED or machine is None:
         return Disruption(None, "nothing will be drained")
     if not machine.node_name:
         return Disruption(None, "the Machine has no Node")
     cluster = target.cluster
-    return workload_disruption(
-        kube,
-        cluster.namespace,
-        cluster.name,
-        asked.workload_kubeconfig,
-        asked.request_timeout,
-        node=machine.node_name,
+    return ground.disruption(
+        cluster.namespace, cluster.name, asked.workload_kubeconfig, machine.node_name
     )
 
 
@@ -143,12 +137,10 @@ def _readable(snapshot: Snapshot, target: Target) -> None:
             )
 
 
-def _plan(kube: Kube, asked: DeleteMachine, warn: Report, now: datetime) -> Plan:
-    namespace, pool = asked.namespace, asked.pool
+def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
+    namespace, pool, now = asked.namespace, asked.pool, ground.now
     selection = Selection(namespace, (pool,) if pool else (), selector=asked.selector)
-    snapshot = read_description(
-        kube, namespace, selection, asked.workload_kubeconfig, asked.request_timeout
-    )
+    snapshot = ground.read(selection, asked.workload_kubeconfig, diagnosis=False)
     description = describe(snapshot, selection, now)
     if pool and not any(c.pools for c in description.clusters):
         raise pools_not_found([pool], namespace)
@@ -170,20 +162,29 @@ def _plan(kube: Kube, asked: DeleteMachine, warn: Report, now: datetime) -> Plan
     target = _one_target(targets, asked.wanted, namespace)
     _readable(snapshot, target)
     request = asked.request
-    permissions = permitted(kube, writes_for(target, request, now))
-    disruption = _disruption(kube, target, asked)
-    return plan_deletion(target, request, now, permissions, disruption)
+    permissions = ground.permissions(writes_for(target, request, now))
+    disruption = _disruption(ground, target, asked)
+    return ground.said(plan_deletion(target, request, now, permissions, disruption))
 
 
 def plan_for(
     kube: Kube, asked: DeleteMachine, *, warn: Report, now: datetime | None = None
 ) -> Plan:
     """Read what is there and plan; a failure says that nothing was written."""
-    when = now or datetime.now(UTC).replace(microsecond=0)
-    try:
-        return _plan(kube, asked, warn, when)
-    except MachinePoolError as err:
-        raise err.restated(f"{err.message}; nothing was written") from err
+    return plan_on(Live(kube, now or datetime.now(UTC).replace(microsecond=0)), asked, warn=warn)
+
+
+def plan_on(ground: Ground, asked: DeleteMachine, *, warn: Report) -> Plan:
+    """plan_for on a ground: the cluster, or a dump of it."""
+    with nothing_written():
+        return _plan(ground, asked, warn)
+
+
+def preview(plan: Plan, ui: Callbacks) -> None:
+    """A client dry run with no cluster to send to (a plan made from a dump): refuse as
+    carry_out refuses, else list the writes as it lists them."""
+    refuse([r.message for r in plan.refusals])
+    listed(plan.writes, ui)
 
 
 def execute(

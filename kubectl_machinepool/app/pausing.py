@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kubectl_machinepool.app.planning import Permissions, infra_plural, plan_each
+from kubectl_machinepool.app.planning import Ground, Permissions, infra_plural, plan_each
 from kubectl_machinepool.base.records import record
-from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.pause import PausePlan, plan_pause, plan_resume
@@ -19,29 +18,22 @@ class Pause:
     """Which pools, in which namespace; pausing, or resuming."""
 
     names: tuple[str, ...]
-    namespace: str
+    namespace: str | None  # None: a dump's, wherever the pools are
     pausing: bool
     workload_kubeconfig: str | None = None
 
 
 def plans_for(
-    kube: Kube, asked: Pause, *, warn: Callable[[str], None] | None = None
+    ground: Ground, asked: Pause, *, warn: Callable[[str], None] | None = None
 ) -> tuple[PausePlan, ...]:
     """Read the pools and plan each; a failure says that nothing was written."""
 
     def plan(pool: PoolDescription, snapshot: Snapshot, allowed: Permissions) -> PausePlan:
-        plural = infra_plural(kube, pool)
+        plural = infra_plural(ground, pool)
         if not asked.pausing:
             return plan_resume(pool, snapshot, plural=plural, permissions=allowed)
         provider = infra_pool_of(pool.infra)
         caveat = provider.operations.pause_caveat if provider else None
         return plan_pause(pool, snapshot, plural=plural, caveat=caveat, permissions=allowed)
 
-    return plan_each(
-        kube,
-        asked.namespace,
-        asked.names,
-        plan,
-        workload_kubeconfig=asked.workload_kubeconfig,
-        warn=warn,
-    )
+    return plan_each(ground, asked, plan, warn=warn)

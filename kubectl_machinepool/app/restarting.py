@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from kubectl_machinepool.app import deleting, planning
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
@@ -51,7 +50,7 @@ class Restart:
     """What the user asked for: which pools, in which namespace, how."""
 
     names: tuple[str, ...]
-    namespace: str
+    namespace: str | None  # None: a dump's, wherever the pools are
     request: RestartRequest
     workload_kubeconfig: str | None = None
 
@@ -65,43 +64,44 @@ class Carry:
     timeout: float | None = None
 
 
-def plans_for(kube: Kube, asked: Restart, *, ui: Callbacks) -> tuple[RestartPlan, ...]:
+def plans_for(ground: planning.Ground, asked: Restart, *, ui: Callbacks) -> tuple[RestartPlan, ...]:
     """Read the pools and plan each, with what delete-machine would refuse of the first
     replacement (a PodDisruptionBudget that blocks the drain without --drain-timeout): refused
     then, before anything is written. A failure says that nothing was written."""
-    now = datetime.now(UTC).replace(microsecond=0)
     plans = planning.plan_each(
-        kube,
-        asked.namespace,
-        asked.names,
+        ground,
+        asked,
         lambda pool, snapshot, allowed: plan_restart(
-            pool, snapshot, asked.request, now, permissions=allowed
+            pool, snapshot, asked.request, ground.now, permissions=allowed
         ),
-        workload_kubeconfig=asked.workload_kubeconfig,
         warn=ui.warn,
     )
     with planning.nothing_written():
-        return tuple(_first_replacement(kube, plan, asked, ui) for plan in plans)
+        return tuple(_first_replacement(ground, plan, asked, ui) for plan in plans)
 
 
-def _replacement(kube: Kube, asked: Restart, pool: str, machine: str) -> deleting.DeleteMachine:
+def _replacement(
+    timeout: float | None, asked: Restart, pool: PoolDescription, machine: str
+) -> deleting.DeleteMachine:
     return deleting.DeleteMachine(
         Wanted(machine=machine),
         Mode.REPLACE,
-        pool=pool,
+        pool=pool.pool.name,
         drain_timeout=asked.request.drain_timeout,
         workload_kubeconfig=asked.workload_kubeconfig,
-        request_timeout=kube.timeout,
-        namespace=asked.namespace,
+        request_timeout=timeout,
+        namespace=pool.pool.namespace,
     )
 
 
-def _first_replacement(kube: Kube, plan: RestartPlan, asked: Restart, ui: Callbacks) -> RestartPlan:
+def _first_replacement(
+    ground: planning.Ground, plan: RestartPlan, asked: Restart, ui: Callbacks
+) -> RestartPlan:
     if plan.refusals or not plan.old:
         return plan
     first = plan.old[0]
-    replace = _replacement(kube, asked, plan.pool.pool.name, first)
-    refused = deleting.plan_for(kube, replace, warn=ui.warn).refusals
+    replace = _replacement(ground.timeout, asked, plan.pool, first)
+    refused = deleting.plan_on(ground, replace, warn=ui.warn).refusals
     found = [
         Check(Level.REFUSED, f"the first replacement, machine {first}: {r.message}")
         for r in refused
@@ -125,17 +125,23 @@ def carry_out(
     kube: Kube, plans: tuple[RestartPlan, ...], asked: Restart, carry: Carry, ui: Callbacks
 ) -> None:
     """Refuse, or confirm and record the start, then replace each pool's old instances."""
-    outcome = planning.carry_out(kube, plans, carry.dry_run, ui)
     if carry.dry_run is DryRun.CLIENT:
-        for plan in plans:
-            for name in plan.old:
-                ui.report(f"machine.cluster.x-k8s.io/{name} replaced (dry run)")
+        preview(plans, ui)
         return
+    outcome = planning.carry_out(kube, plans, carry.dry_run, ui)
     if outcome is None or carry.dry_run is DryRun.SERVER:
         return
     deadline = None if carry.timeout is None else time.monotonic() + carry.timeout
     for plan in plans:
         _Pool(kube, plan, asked, carry, ui, deadline).restart()
+
+
+def preview(plans: tuple[RestartPlan, ...], ui: Callbacks) -> None:
+    """A client dry run: refuse, or list the writes and the instances that would be replaced."""
+    planning.preview(plans, ui)
+    for plan in plans:
+        for name in plan.old:
+            ui.report(f"machine.cluster.x-k8s.io/{name} replaced (dry run)")
 
 
 def _readable(snapshot: Snapshot, pool: PoolDescription) -> None:
@@ -167,12 +173,16 @@ class _Pool:
     def _name(self) -> str:
         return self.plan.pool.pool.name
 
+    @property
+    def _namespace(self) -> str:
+        return self.plan.pool.pool.namespace
+
     def _again(self) -> str:
         return f"{self._left()}: run the same command again to go on"
 
     def _left(self) -> str:
         """What this run has changed so far: the record, and the Machines it replaced."""
-        ns = self.asked.namespace
+        ns = self._namespace
         replaced = ", ".join(f"Machine {ns}/{m}" for m in self.replaced)
         return f"the restart is recorded on MachinePool {ns}/{self._name}" + (
             f" (replaced by this run: {replaced})" if replaced else ""
@@ -180,10 +190,9 @@ class _Pool:
 
     def _read(self) -> tuple[Snapshot, PoolDescription]:
         snapshot, (pool,) = planning.read_pools(
-            self.kube,
-            self.asked.namespace,
+            planning.Live(self.kube),
+            self._namespace,
             (self._name,),
-            datetime.now(UTC).replace(microsecond=0),
             workload_kubeconfig=self.asked.workload_kubeconfig,
             warn=None,
         )
@@ -206,7 +215,7 @@ class _Pool:
             raise IncompleteError(
                 err.message if said else f"{err.message.rstrip('.')}. Left changed: {left}",
                 hint=f"run the same command again to go on; check the state with: kubectl "
-                f"machinepool describe {self._name} -n {self.asked.namespace}",
+                f"machinepool describe {self._name} -n {self._namespace}",
             ) from err
 
     def _replace_old(self) -> None:
@@ -230,7 +239,7 @@ class _Pool:
 
     def _replace(self, machine: str, left: int) -> None:
         self.ui.inform(f"Replacing machine {machine} ({left} old instance(s) of {self._name} left)")
-        delete = _replacement(self.kube, self.asked, self._name, machine)
+        delete = _replacement(self.kube.timeout, self.asked, self.plan.pool, machine)
         plan = deleting.plan_for(self.kube, delete, warn=self.ui.warn)
         if plan.refusals:
             raise RefusedError(
@@ -244,7 +253,7 @@ class _Pool:
             self.ui.report(line)
 
     def _finish(self, snapshot: Snapshot) -> None:
-        raw = snapshot.find(CAPI_GROUP, "MachinePool", self.asked.namespace, self._name) or {}
+        raw = snapshot.find(CAPI_GROUP, "MachinePool", self._namespace, self._name) or {}
         write = finished(raw)
         hint = f"check the state with: kubectl machinepool describe {self._name}"
         apply_writes(self.kube, Batch((write,), (raw,), hint), dry_run=False, warn=self.ui.warn)

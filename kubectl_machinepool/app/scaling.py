@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kubectl_machinepool.app.planning import plan_each
+from kubectl_machinepool.app.planning import Ground, plan_each
 from kubectl_machinepool.base.records import record
-from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.plans.scale import ScalePlan, ScaleRequest, plan_scale
 
 
@@ -16,22 +15,20 @@ class Scale:
     """What the user asked for: which pools, in which namespace, to how many replicas."""
 
     names: tuple[str, ...]
-    namespace: str
+    namespace: str | None  # None: a dump's, wherever the pools are
     request: ScaleRequest
     workload_kubeconfig: str | None = None
 
 
 def plans_for(
-    kube: Kube, asked: Scale, *, warn: Callable[[str], None] | None = None
+    ground: Ground, asked: Scale, *, warn: Callable[[str], None] | None = None
 ) -> tuple[ScalePlan, ...]:
     """Read the pools and plan each; a failure says that nothing was written."""
     return plan_each(
-        kube,
-        asked.namespace,
-        asked.names,
+        ground,
+        asked,
         lambda pool, snapshot, allowed: plan_scale(
             pool, snapshot, asked.request, permissions=allowed
         ),
-        workload_kubeconfig=asked.workload_kubeconfig,
         warn=warn,
     )

@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
 from kubectl_machinepool.app.options import PoolScope, RuleOptions
-from kubectl_machinepool.app.planning import infra_plural, nothing_written, read_pools
+from kubectl_machinepool.app.planning import Ground, Permissions, infra_plural, plan_each
 from kubectl_machinepool.app.rolloutstatus import End, follow
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
-from kubectl_machinepool.kube.client import Kube
-from kubectl_machinepool.kube.permissions import permissions
+from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.upgrade import UpgradePlan, UpgradeRequest, plan_upgrade
 
 
@@ -25,7 +25,7 @@ class Upgrade:
     """What the user asked for: which pools, in which namespace, to which version."""
 
     names: tuple[str, ...]
-    namespace: str
+    namespace: str | None  # None: a dump's, wherever the pools are
     request: UpgradeRequest
     workload_kubeconfig: str | None = None
 
@@ -40,33 +40,17 @@ class Carry:
 
 
 def plans_for(
-    kube: Kube, asked: Upgrade, *, ui: Callbacks | None = None, now: datetime | None = None
+    ground: Ground, asked: Upgrade, *, ui: Callbacks | None = None
 ) -> tuple[UpgradePlan, ...]:
     """Read the pools and plan each; a failure says that nothing was written."""
-    when = now or datetime.now(UTC).replace(microsecond=0)
-    with nothing_written():
-        snapshot, pools = read_pools(
-            kube,
-            asked.namespace,
-            asked.names,
-            when,
-            workload_kubeconfig=asked.workload_kubeconfig,
-            warn=ui.warn if ui else None,
+
+    def plan(pool: PoolDescription, snapshot: Snapshot, allowed: Permissions) -> UpgradePlan:
+        plural = infra_plural(ground, pool)
+        return plan_upgrade(
+            pool, snapshot, asked.request, ground.now, plural=plural, permissions=allowed
         )
-        plans = []
-        for pool in pools:
-            plural = infra_plural(kube, pool)
-            plans.append(
-                plan_upgrade(
-                    pool,
-                    snapshot,
-                    asked.request,
-                    when,
-                    plural=plural,
-                    permissions=lambda writes: permissions(kube, writes),
-                )
-            )
-        return tuple(plans)
+
+    return plan_each(ground, asked, plan, warn=ui.warn if ui else None)
 
 
 def follow_rollout(

@@ -1,5 +1,5 @@
-"""The flags and the question every write command shares: --dry-run, --yes, "Go ahead?", and the
-callbacks that carry a plan's output and that question to the app layer."""
+"""The flags and the question every write command shares: --dry-run, --yes, "Go ahead?", the
+callbacks that carry a plan's output and that question to the app layer, and what -f allows."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubectl_machinepool.base.errors import ExitCode, Interrupted, RefusedError
+from kubectl_machinepool.base.errors import ExitCode, Interrupted, RefusedError, UsageError
 from kubectl_machinepool.cli.environment import Environment
 
 if TYPE_CHECKING:
     from kubectl_machinepool.app.carrying import Callbacks
+    from kubectl_machinepool.app.options import Source
 
 
 def write_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,6 +26,21 @@ def write_options(command: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="client: only show the plan; server: send every write with dryRun=All",
     )(command)
+
+
+def from_dump(command: str, source: Source, dry_run: str) -> bool:
+    """Whether the plan is made from a dump (-f): planned from, never written to, so only a
+    client dry run takes one; --now is the time a dump is read at, and nothing else's."""
+    if not source.filenames:
+        if source.now is not None:
+            raise UsageError("--now reads a dump as at a time: it needs -f", hint="drop --now")
+        return False
+    if dry_run != "client":
+        raise RefusedError(
+            f"{command} changes a live cluster and cannot act on a dump (-f)",
+            hint="add --dry-run=client to see the plan it would make from the dump, or drop -f",
+        )
+    return True
 
 
 def confirmed(assume_yes: bool, env: Environment) -> bool:

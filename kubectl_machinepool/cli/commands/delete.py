@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.durations import parse_duration
-from kubectl_machinepool.base.errors import RefusedError, UsageError
+from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolnames
 from kubectl_machinepool.cli.environment import Environment
@@ -113,15 +114,7 @@ asked_group = flags.group(
     metavar="DURATION",
     help="How long --wait follows (0: no limit)",
 )
-@click.option(
-    "-f",
-    "--filename",
-    "filenames",
-    multiple=True,
-    type=click.Path(),
-    metavar="PATH",
-    help="Refused: see below",
-)
+@flags.source
 @flags.color
 @flags.access
 @flags.pass_env
@@ -133,7 +126,7 @@ def delete_machine_command(
     yes: bool,
     wait: bool | None,
     timeout: str,
-    filenames: tuple[str, ...],
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -152,7 +145,8 @@ def delete_machine_command(
     \b
     Pools without MachinePool Machines, OCI pools (deleting a Machine leaves the instance
     running) and managed node pools are refused with what to do instead.
-    It acts on a live cluster only: -f is refused.
+    With -f DUMP --dry-run=client, the plan is made from a dump or export instead (no
+    connection is made, the PodDisruptionBudgets are not read); -f is refused otherwise.
     \b
     Exit codes: 0 done, 1 error (nothing written, or all taken back), 2 usage, 3 refused
     (nothing was written), 5 left changed or unknown (each object named), 130/143 interrupted.
@@ -160,19 +154,23 @@ def delete_machine_command(
     from dataclasses import replace
 
     from kubectl_machinepool.app.carrying import DryRun
-    from kubectl_machinepool.app.deleting import Carry, carry_out, plan_for
+    from kubectl_machinepool.app.deleting import Carry, carry_out, plan_for, plan_on, preview
+    from kubectl_machinepool.app.planning import Dump
     from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.render.color import Palette
     from kubectl_machinepool.render.deleteplan import render_plan
 
-    if filenames:
-        raise RefusedError(
-            "delete-machine changes a live cluster and cannot act on a dump (-f)",
-            hint="drop -f; describe -f and diagnose -f read dumps",
-        )
     follow_for = parse_duration(timeout, "--timeout")
     painted = env.color(color)
     palette = Palette(painted)
+    if confirming.from_dump("delete-machine", source, dry_run):
+        dump = Dump.load(source, env.stdin, env.now)
+        asked = replace(asked, namespace=access.scope(None), selector=access.selector)
+        plan = plan_on(dump, asked, warn=env.warn)
+        env.out(dump.heading)
+        env.out(render_plan(plan, palette, width=env.width), nl=False, color=painted)
+        preview(plan, confirming.callbacks(env, yes))
+        return
     carry = Carry(DryRun(dry_run), env.stdout_tty if wait is None else wait, follow_for)
     ui = confirming.callbacks(env, yes)
     with Kube.connect(access) as kube:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.cli.commands import (
     CONTEXT_SETTINGS,
     confirming,
@@ -23,6 +24,7 @@ def _options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = flags.pass_env(command)
     command = flags.access(command)
     command = flags.color(command)
+    command = flags.source(command)
     command = confirming.write_options(command)
     return poolnames.argument(required=True)(command)
 
@@ -34,6 +36,7 @@ def _run(
     *,
     dry_run: str,
     yes: bool,
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -48,11 +51,14 @@ def _run(
         env,
         access,
         f"rollout {'pause' if pausing else 'resume'}",
-        plan=lambda kube, ns: app.plans_for(kube, app.Pause(names, ns, pausing), warn=env.warn),
+        source=source,
+        dry_run=dry_run,
+        plan=lambda ground, ns: app.plans_for(ground, app.Pause(names, ns, pausing), warn=env.warn),
         render=render_plan,
         painted=env.color(color),
         nothing=f"{', '.join(names)} already {state}",
         carry=lambda kube, plans: planning.carry_out(kube, plans, DryRun(dry_run), ui),
+        preview=planning.preview,
     )
 
 
@@ -64,6 +70,7 @@ def pause_command(
     names: tuple[str, ...],
     dry_run: str,
     yes: bool,
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -74,7 +81,8 @@ def pause_command(
     API and the provider then stop reconciling them) and records which it set in the
     MachinePool's kubectl-machinepool/paused annotation, so that resume lifts exactly those. The
     plan says what a pause does not stop for the pool's provider (work already running in the
-    cloud). A topology-owned or deleting pool is refused.
+    cloud). A topology-owned or deleting pool is refused. With -f DUMP --dry-run=client, the
+    plan is made from a dump or export instead, and no connection is made.
     \b
     Exit codes: 0 done (or already paused), 1 an error (nothing written, or all taken back),
     2 usage, 3 refused (nothing written), 5 left changed (named), 130/143 interrupted.
@@ -82,8 +90,9 @@ def pause_command(
     Examples:
       kubectl machinepool rollout pause vmss-workers -n capi-prod
       kubectl machinepool rollout pause asg-workers eks-default -n capi-prod --dry-run=server
+      kubectl machinepool rollout pause vmss-workers -f export/ --dry-run=client
     """
-    _run(env, True, names, dry_run=dry_run, yes=yes, color=color, access=access)
+    _run(env, True, names, dry_run=dry_run, yes=yes, source=source, color=color, access=access)
 
 
 @click.command("resume", context_settings=CONTEXT_SETTINGS)
@@ -94,6 +103,7 @@ def resume_command(
     names: tuple[str, ...],
     dry_run: str,
     yes: bool,
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -102,7 +112,8 @@ def resume_command(
     \b
     Removes cluster.x-k8s.io/paused from exactly the objects the MachinePool's
     kubectl-machinepool/paused annotation names, then that annotation; a pause someone else set
-    (no record) is left as it is, and said.
+    (no record) is left as it is, and said. With -f DUMP --dry-run=client, the plan is made
+    from a dump or export instead, and no connection is made.
     \b
     Exit codes: 0 done (or nothing to resume), 1 an error (nothing written, or all taken back),
     2 usage, 3 refused (nothing written), 5 left changed (named), 130/143 interrupted.
@@ -110,4 +121,4 @@ def resume_command(
     Examples:
       kubectl machinepool rollout resume vmss-workers -n capi-prod
     """
-    _run(env, False, names, dry_run=dry_run, yes=yes, color=color, access=access)
+    _run(env, False, names, dry_run=dry_run, yes=yes, source=source, color=color, access=access)

@@ -1,17 +1,22 @@
 """What every whole-pool write command (upgrade, scale, rollout pause|resume|restart) does
 around its own plan and carry-out: connect, plan the named pools of one namespace, print each
-plan, and carry them out, or say there is nothing to do."""
+plan, and carry them out, or say there is nothing to do. With -f (and --dry-run=client only),
+the plans are made from the dump and their writes listed: no connection is made."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.cli.commands import confirming
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 
 if TYPE_CHECKING:
+    from kubectl_machinepool.app.carrying import Callbacks
+    from kubectl_machinepool.app.planning import Ground
     from kubectl_machinepool.kube.client import Kube
 
 
@@ -29,27 +34,41 @@ def plan_and_carry(
     access: AccessOptions,
     command: str,
     *,
-    plan: Callable[[Kube, str], Sequence[P]],
+    source: Source,
+    dry_run: str,
+    plan: Callable[[Ground, str | None], Sequence[P]],
     render: Callable[..., str],
     painted: bool,
     nothing: str,
     carry: Callable[[Kube, Sequence[P]], R],
+    preview: Callable[[Sequence[P], Callbacks], None],
 ) -> R | None:
-    """The plans printed, then carry's result; None when every plan has nothing to do (said:
-    "Nothing to do: {nothing}.")."""
+    """The plans printed, then carry's result (preview's, from a dump); None when every plan
+    has nothing to do (said: "Nothing to do: {nothing}.")."""
+    from kubectl_machinepool.app.planning import Dump, Live
     from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.render.color import Palette
 
-    with Kube.connect(access) as kube:
-        namespace = access.scope(kube.connection.namespace)
-        if namespace is None:
-            raise UsageError(
-                f"{command} acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
-            )
-        plans = plan(kube, namespace)
+    if access.all_namespaces:
+        raise UsageError(
+            f"{command} acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
+        )
+
+    def show(plans: Sequence[P]) -> bool:
         for one in plans:
             env.out(render(one, Palette(painted), width=env.width), nl=False, color=painted)
         if all(p.nothing_to_do for p in plans):
             env.err(f"Nothing to do: {nothing}.")
-            return None
-        return carry(kube, plans)
+            return False
+        return True
+
+    if confirming.from_dump(command, source, dry_run):
+        dump = Dump.load(source, env.stdin, env.now)
+        plans = plan(dump, access.namespace)
+        env.out(dump.heading)
+        if show(plans):
+            preview(plans, confirming.callbacks(env, assume_yes=False))
+        return None
+    with Kube.connect(access) as kube:
+        plans = plan(Live(kube), access.scope(kube.connection.namespace))
+        return carry(kube, plans) if show(plans) else None

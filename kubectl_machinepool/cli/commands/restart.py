@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.cli.commands import (
     CONTEXT_SETTINGS,
@@ -44,6 +45,7 @@ from kubectl_machinepool.render.color import ColorMode
     metavar="DURATION",
     help="How long to go on before stopping (exit 5; run again to go on); 0: until done",
 )
+@flags.source
 @flags.color
 @flags.access
 @flags.pass_env
@@ -57,6 +59,7 @@ def restart_command(
     yes: bool,
     wait: bool,
     timeout: str,
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -70,7 +73,9 @@ def restart_command(
     Node). The start is recorded in the MachinePool's kubectl-machinepool/restart-started
     annotation: the same command run again goes on where it stopped, and the annotation is
     removed once every instance is new. A pool whose provider cannot replace single instances
-    is refused, with what rolls that provider instead; so is a paused or deleting pool.
+    is refused, with what rolls that provider instead; so is a paused or deleting pool. With
+    -f DUMP --dry-run=client, the plan is made from a dump or export instead, and no connection
+    is made.
     \b
     Exit codes: 0 done (or nothing to do, or --no-wait), 1 an error (nothing written), 2 usage,
     3 refused (nothing written), 5 stopped with the restart recorded (--timeout, a replacement
@@ -81,6 +86,7 @@ def restart_command(
       kubectl machinepool rollout restart vmss-workers -n capi-prod --max-unavailable 2 \\
           --drain-timeout 10m
       kubectl machinepool rollout restart vmss-workers -n capi-prod --dry-run=client
+      kubectl machinepool rollout restart vmss-workers -f export/ --dry-run=client
     """
     from kubectl_machinepool.app import restarting
     from kubectl_machinepool.app.carrying import DryRun
@@ -91,18 +97,21 @@ def restart_command(
     carry = restarting.Carry(DryRun(dry_run), wait, parse_duration(timeout, "--timeout"))
     ui = confirming.callbacks(env, yes)
 
-    def asked(namespace: str) -> restarting.Restart:
+    def asked(namespace: str | None) -> restarting.Restart:
         return restarting.Restart(names, namespace, request)
 
     poolwrites.plan_and_carry(
         env,
         access,
         "rollout restart",
-        plan=lambda kube, ns: restarting.plans_for(kube, asked(ns), ui=ui),
+        source=source,
+        dry_run=dry_run,
+        plan=lambda ground, ns: restarting.plans_for(ground, asked(ns), ui=ui),
         render=render_plan,
         painted=env.color(color),
         nothing=f"no instance of {', '.join(names)} to replace",
         carry=lambda kube, plans: restarting.carry_out(
             kube, tuple(plans), asked(plans[0].pool.pool.namespace), carry, ui
         ),
+        preview=lambda plans, ui: restarting.preview(tuple(plans), ui),
     )

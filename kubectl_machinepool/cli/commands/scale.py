@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.cli.commands import (
     CONTEXT_SETTINGS,
     confirming,
@@ -36,6 +37,7 @@ from kubectl_machinepool.render.color import ColorMode
     help="Go outside the cluster-autoscaler min/max annotations (it may change it back)",
 )
 @confirming.write_options
+@flags.source
 @flags.color
 @flags.access
 @flags.pass_env
@@ -48,6 +50,7 @@ def scale_command(
     force: bool,
     dry_run: str,
     yes: bool,
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -61,7 +64,8 @@ def scale_command(
     scale-down, who picks the instances that go (the provider, or the cloud where it cannot be
     told which) and how to pick one yourself; the zones before and after. Then, after
     confirmation (or --yes), one write to /scale with the resourceVersion the plan was made
-    from.
+    from. With -f DUMP --dry-run=client, the plan is made from a dump or export instead, and
+    no connection is made.
     \b
     Exit codes: 0 done (or nothing to do), 1 an error (nothing written), 2 usage, 3 refused
     (nothing was written), 5 unknown whether it took effect (named), 130/143 interrupted.
@@ -70,6 +74,7 @@ def scale_command(
       kubectl machinepool scale vmss-workers -n capi-prod --replicas 5
       kubectl machinepool scale asg-workers -n capi-prod --replicas 2 --current-replicas 3
       kubectl machinepool scale vmss-workers -n capi-prod --replicas 0 --dry-run=server
+      kubectl machinepool scale vmss-workers --replicas 5 -f export/ --dry-run=client
     """
     from kubectl_machinepool.app import planning, scaling
     from kubectl_machinepool.app.carrying import DryRun
@@ -82,11 +87,14 @@ def scale_command(
         env,
         access,
         "scale",
-        plan=lambda kube, ns: scaling.plans_for(
-            kube, scaling.Scale(names, ns, request), warn=env.warn
+        source=source,
+        dry_run=dry_run,
+        plan=lambda ground, ns: scaling.plans_for(
+            ground, scaling.Scale(names, ns, request), warn=env.warn
         ),
         render=render_plan,
         painted=env.color(color),
         nothing=f"{', '.join(names)} already at {replicas} replicas",
         carry=lambda kube, plans: planning.carry_out(kube, plans, DryRun(dry_run), ui),
+        preview=planning.preview,
     )

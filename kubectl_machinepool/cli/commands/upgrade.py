@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import click
 
+from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
@@ -76,6 +77,7 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     help="Follow the rollout the writes start, as rollout status does",
 )
 @rollingout.follow_options
+@flags.source
 @flags.color
 @flags.access
 @flags.pass_env
@@ -91,6 +93,7 @@ def upgrade_command(
     wait: bool,
     timeout: str,
     stuck_after: str,
+    source: Source,
     color: ColorMode,
     access: AccessOptions,
 ) -> None:
@@ -113,7 +116,8 @@ def upgrade_command(
     is the Cluster's spec.topology.version), a pool or Cluster paused or deleting, or a rollout
     not done (--force goes ahead). Then, after confirmation (or --yes), the writes, each with
     uid/resourceVersion preconditions, undone newest first if one fails; then the rollout is
-    followed as rollout status follows it.
+    followed as rollout status follows it. With -f DUMP --dry-run=client, the plan is made from
+    a dump or export instead, and no connection is made.
     \b
     Exit codes: 0 done (or nothing to do), 1 stuck, timed out or an error (nothing written,
     or all taken back), 2 usage, 3 refused (nothing was written), 5 left changed or unknown
@@ -124,6 +128,7 @@ def upgrade_command(
       kubectl machinepool upgrade asg-workers -n capi-prod --version v1.34.1 \\
           --set spec.awsLaunchTemplate.ami.id=ami-0123456789abcdef0
       kubectl machinepool upgrade eks-default -n capi-prod --version v1.34.1 --dry-run=server
+      kubectl machinepool upgrade vmss-workers --version v1.34.1 -f export/ --dry-run=client
     """
     from kubectl_machinepool.app import planning, upgrading
     from kubectl_machinepool.app.carrying import DryRun
@@ -141,13 +146,16 @@ def upgrade_command(
         env,
         access,
         "upgrade",
-        plan=lambda kube, ns: upgrading.plans_for(
-            kube, upgrading.Upgrade(names, ns, request), ui=ui
+        source=source,
+        dry_run=dry_run,
+        plan=lambda ground, ns: upgrading.plans_for(
+            ground, upgrading.Upgrade(names, ns, request), ui=ui
         ),
         render=render_plan,
         painted=env.color(color),
         nothing=f"{', '.join(names)} already at {request.version}",
         carry=lambda kube, plans: planning.carry_out(kube, plans, carry.dry_run, ui),
+        preview=planning.preview,
     )
     if outcome is None or carry.dry_run is not DryRun.NONE or not wait:
         return
