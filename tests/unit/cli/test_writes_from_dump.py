@@ -4,6 +4,7 @@ be unasked; refused in one line without --dry-run=client; and never a connection
 
 from __future__ import annotations
 
+import shlex
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.docs import ROOT, fenced, page, section
 from support.run import Result, run_cli
 
 from kubectl_machinepool.offline import bundlefiles, export
@@ -66,6 +68,19 @@ def test_each_write_plans_from_the_examples(
     if code == 3:
         assert result.err.startswith("error: refused: ")
         assert result.err.rstrip().endswith("nothing was written")
+
+
+@pytest.mark.parametrize(
+    "name", ["upgrade", "scale", "rollout-restart", "rollout-pause", "delete-machine"]
+)
+def test_each_write_command_page_shows_what_it_plans_from_an_export(
+    name: str, no_cluster: None, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    (block,) = fenced(section(page(name), "## From an export"))
+    command, _, shown = block.partition("\n")
+    monkeypatch.chdir(ROOT)  # the page names examples/ as the repository holds it
+    result = run_cli(capsys, *shlex.split(command.removeprefix("$ kubectl machinepool ")))
+    assert (result.code, result.out) == (0, shown), command
 
 
 def test_what_only_a_server_answers_is_said_to_be_unasked(no_cluster: None, capsys) -> None:
