@@ -478,7 +478,7 @@ def test_an_external_remediation_template_is_not_this_rules_business() -> None:
 
 def test_the_rows_of_the_marked_machines_carry_the_code() -> None:
     text = summary(checked(marked("vmss-workers-2", AGO(5))))
-    assert "(KubeletNotReady) [MP0102, MP1102, MP2601]" in text
+    assert "in westeurope-3 [MP0102, MP1102, MP2601]" in text
 
 
 # -- offline -----------------------------------------------------------------------------------
