@@ -11,6 +11,7 @@ output reaches the tool: a JSON List, concatenated JSON, a YAML List or multi-do
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Callable
@@ -324,15 +325,19 @@ def owner_cycle(draw: st.DrawFn, objects: list[Obj], opts: Options) -> None:
         meta, owner_meta = owned.get("metadata"), owner.get("metadata")
         if not isinstance(meta, dict) or not isinstance(owner_meta, dict):
             continue
-        meta["ownerReferences"] = [
-            {
-                "apiVersion": owner.get("apiVersion"),
-                "kind": owner.get("kind"),
-                "name": owner_meta.get("name"),
-                "uid": owner_meta.get("uid"),
-                "controller": True,
-            }
-        ]
+        # Copies: a shared subtree may stand where the owner's name is, and the reference
+        # must not make the owned object contain itself.
+        meta["ownerReferences"] = copy.deepcopy(
+            [
+                {
+                    "apiVersion": owner.get("apiVersion"),
+                    "kind": owner.get("kind"),
+                    "name": owner_meta.get("name"),
+                    "uid": owner_meta.get("uid"),
+                    "controller": True,
+                }
+            ]
+        )
 
 
 def share_subtree(draw: st.DrawFn, objects: list[Obj], opts: Options) -> None:
