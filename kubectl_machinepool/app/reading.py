@@ -13,13 +13,14 @@ from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
-from kubectl_machinepool.base.apiversion import CAPI_GROUP
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
 from kubectl_machinepool.base.errors import MachinePoolError, not_found, pools_not_found
 from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description, read_pools, watched
+from kubectl_machinepool.kube.reads import template_refs
 from kubectl_machinepool.model.selector import Selection, selected
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.offline.dump import load_dump
@@ -170,20 +171,43 @@ def _listed(named: Sequence[str], rest: str) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
 
 
+# list's scope without names: every pool in scope, its Nodes through its kubeconfig Secret.
+EVERY_POOL = PoolScope()
+
+
 def load_pools(
-    access: AccessOptions, source: Source, stdin: TextIO | None
-) -> tuple[Snapshot, str | None]:
-    """For `list`: the MachinePools in scope and their infra pools, and the namespace read."""
+    access: AccessOptions,
+    source: Source,
+    stdin: TextIO | None,
+    pools: PoolScope = EVERY_POOL,
+) -> tuple[Snapshot, Selection]:
+    """For `list`: the MachinePools in scope, the infra pools and Nodes of those selected (of
+    pools.names, when given), and what was selected. A dump is cut to what list reads live,
+    so that it judges a dump as it would judge the cluster."""
     if source.filenames:
-        namespace = access.scope(None)
+        selection = Selection(access.scope(None), pools.names, selector=access.selector)
         dump = load_dump(source.filenames, stdin, now=source.now)
-        dump = without_pools(dump, source.filenames, fatal=False)
-        selection = Selection(namespace, selector=access.selector)
-        kept = [o for o in dump.objects if o.get("kind") != "MachinePool" or selected(o, selection)]
-        return replace(Snapshot.of(kept, dump.notes), captured=dump.captured), namespace
+        dump = without_pools(dump, source.filenames, fatal=bool(pools.names))
+        return list_kinds(dump, selection), selection
     with Kube.connect(access) as kube:
-        namespace = access.scope(kube.connection.namespace)
-        return read_pools(kube, namespace, access.selector), namespace
+        selection = Selection(
+            access.scope(kube.connection.namespace), pools.names, selector=access.selector
+        )
+        override, timeout = pools.workload_kubeconfig, access.request_timeout
+        return read_pools(kube, selection.namespace, selection, override, timeout), selection
+
+
+def list_kinds(dump: Snapshot, selection: Selection) -> Snapshot:
+    """A dump's MachinePools in the selection's scope (named or not), the infra pools those
+    selected refer to, and its Nodes."""
+    scope = replace(selection, names=())
+    pools = [p for p in dump.of_kind(CAPI_GROUP, "MachinePool") if selected(p, scope)]
+    kinds = template_refs([p for p in pools if selected(p, selection)], "infrastructureRef")
+    infra = [
+        o for o in dump.objects if (group_of(str(o.get("apiVersion", ""))), o.get("kind")) in kinds
+    ]
+    nodes_notes = tuple(w.note for w in dump.workloads if w.note)
+    return replace(dump, objects=(*pools, *infra), notes=(*dump.notes, *nodes_notes))
 
 
 def import_next(prepare: Callable[[], None] | None) -> None:
@@ -308,28 +332,32 @@ def description_watches(
 def follow_pools(
     access: AccessOptions,
     *,
-    show: Callable[[Snapshot, str | None, tuple[Change, ...]], None],
+    show: Callable[[Snapshot, Selection, tuple[Change, ...]], None],
     warn: Callable[[str], None],
+    pools: PoolScope = EVERY_POOL,
 ) -> None:
-    """list -w: the MachinePools and their infra pools, and again on each change of either."""
+    """list -w: the MachinePools, their infra pools and their Clusters' Nodes, and again on
+    each change of any."""
     from kubectl_machinepool.app import following
 
-    def read() -> tuple[Snapshot, str | None]:
-        return load_pools(access, Source(), None)
+    def read() -> tuple[Snapshot, Selection]:
+        return load_pools(access, Source(), None, pools)
 
-    def watches(kube: Kube, view: tuple[Snapshot, str | None]) -> list[Watched]:
-        snapshot, namespace = view
+    def watches(kube: Kube, view: tuple[Snapshot, Selection]) -> list[Watched]:
+        snapshot, selection = view
         return watched(
             kube,
             snapshot,
-            namespace,
-            node_clusters=(),
-            override=None,
+            selection.namespace,
+            node_clusters=[
+                (w.namespace or "", w.cluster or "") for w in snapshot.workloads if w.read
+            ],
+            override=pools.workload_kubeconfig,
             timeout=access.request_timeout,
             instances=False,
         )
 
-    def shown(view: tuple[Snapshot, str | None], changes: tuple[Change, ...]) -> bool:
+    def shown(view: tuple[Snapshot, Selection], changes: tuple[Change, ...]) -> bool:
         show(view[0], view[1], changes)
         return False
 

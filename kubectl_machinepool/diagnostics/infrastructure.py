@@ -18,7 +18,7 @@ from kubectl_machinepool.diagnostics.core import (
     pool_subject,
 )
 from kubectl_machinepool.model.description import PoolDescription
-from kubectl_machinepool.model.instances import same_version
+from kubectl_machinepool.model.listing import targets_off
 from kubectl_machinepool.model.versionskew import minor
 from kubectl_machinepool.providers.registry import infra_pool_of
 from kubectl_machinepool.providers.targets import Target
@@ -180,14 +180,8 @@ def _two_steps(pool: PoolDescription, off: list[Target]) -> str:
 def version_image_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     wanted = pool.pool.version
     wanted_minor = minor(wanted)
-    if wanted is None or wanted_minor is None:
-        return
-    off = [
-        t
-        for t in pool.version_targets
-        if minor(t.version) != wanted_minor or (t.deployed and not same_version(t.version, wanted))
-    ]
-    if not off:
+    off = targets_off(wanted, pool.version_targets)
+    if wanted is None or wanted_minor is None or not off:
         return
     evidence = "; ".join(
         f"{t.kind} {t.field} is {t.value!r}, for Kubernetes {t.version}"

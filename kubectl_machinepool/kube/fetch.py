@@ -43,16 +43,47 @@ def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> l
     return [p for p in pools if selected(p, selection)]
 
 
-def read_pools(kube: Kube, namespace: str | None, selector: str | None) -> Snapshot:
-    """For `list`: MachinePools in scope and their infra pools."""
-    pools = _machine_pools(kube, namespace, Selection(namespace, selector=selector))
+def read_pools(
+    kube: Kube,
+    namespace: str | None,
+    selection: Selection,
+    workload_kubeconfig: str | None,
+    timeout: float | None,
+) -> Snapshot:
+    """For `list`: the MachinePools in scope, the infra pools of those selected, and beside
+    them the Nodes of their Clusters (one LIST each, for UP-TO-DATE and FINDINGS). Every pool in
+    scope is kept, named or not, so that the Nodes of one left out are not taken for strays."""
+    every = _machine_pools(kube, namespace, Selection(namespace, selector=selection.selector))
+    pools = [p for p in every if selected(p, selection)]
     reads = Reads(kube)
+    clusters = sorted({_cluster_of(p) for p in pools})
+    nodes = [
+        reads.spawn(
+            partial(workload_nodes, kube, ns, name, workload_kubeconfig, timeout, events=False)
+        )
+        for ns, name in clusters
+    ]
     refs = template_refs(pools, "infrastructureRef")
     infra = reads.take(reads.kinds(refs, namespace, "MACHINES shows <unknown>"))
+    workloads = [read.result() for read in nodes]
     reads.settle()
+    # What list never reads is unread, not read and found empty.
+    unread = [*reads.unread, *_LIST_LEAVES, *((g, k) for g, _, k in machine_kinds(infra))]
     return Snapshot.of(
-        [*pools, *infra], reads.notes, unread=reads.unread, unread_notes=reads.unread_notes
+        [*every, *infra],
+        [*reads.notes, *(w.note for w in workloads if w.note)],
+        workloads,
+        unread,
+        unread_notes=reads.unread_notes,
     )
+
+
+_LIST_LEAVES = [(CAPI_GROUP, kind) for kind in ("Cluster", "Machine", "MachineHealthCheck")]
+
+
+def _cluster_of(pool: RawObject) -> tuple[str, str]:
+    namespace = text(dig(pool, "metadata", "namespace")) or ""
+    return namespace, text(dig(pool, "spec", "clusterName")) or ""
 
 
 def _companion_kinds(infra_refs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:

@@ -98,9 +98,11 @@ def workload_nodes(
     *,
     tokens: bool = False,
     keep: bool = False,
+    events: bool = True,
 ) -> WorkloadNodes:
     """The Nodes of a Cluster's workload cluster, through its kubeconfig Secret (or override).
-    keep (export): the Node objects themselves, not their states.
+    keep (export): the Node objects themselves, not their states. events False (list): the
+    Nodes' Events are not read.
 
     Each Node's state is made as it arrives and the Node itself is not kept: this LIST is often
     the last to end (a pool without Machines waits for nothing else), and making 5000 states
@@ -116,7 +118,9 @@ def workload_nodes(
             else:
                 states = workload.list_of(NODES, None, node_state, managed_fields=False)
             token_secrets = _token_secrets(workload) if tokens else None
-            events, events_note = _node_events(workload, namespace, cluster)
+            events_read, events_note = (
+                _node_events(workload, namespace, cluster) if events else (None, None)
+            )
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
@@ -127,7 +131,7 @@ def workload_nodes(
         nodes if keep else None,
         token_secrets=token_secrets,
         states=None if keep else tuple(states),
-        events=events,
+        events=events_read,
         events_note=events_note,
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from kubectl_machinepool.base.records import record
-from kubectl_machinepool.model.pool import MachinePool
+from kubectl_machinepool.model.listing import ListedPool
 
 T = TypeVar("T")
 
@@ -24,7 +24,7 @@ class Read(Generic[T]):
 class ContextPools:
     """One context's MachinePools for list, made in the process that read the context."""
 
-    pools: tuple[MachinePool, ...]
+    pools: tuple[ListedPool, ...]
     # The namespace read (None: every namespace).
     namespace: str | None
     notes: tuple[str, ...]

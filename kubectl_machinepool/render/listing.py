@@ -1,17 +1,21 @@
-"""`list` output: model in, text out. Renderers get `now` and the colour decision passed in."""
+"""`list` output: model in, text out. Renderers get `now` and the colour decision passed in.
+
+-o json and -o yaml print what kubectl get prints, a List of the MachinePools as the API gave
+them, and each item also holds, under `summary` (a key no MachinePool has), what the table shows
+of it: templates and --sort-by run over the same List."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from kubectl_machinepool.base.humanize import age
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
-from kubectl_machinepool.model.pool import MachinePool
+from kubectl_machinepool.model.listing import ListedPool
 from kubectl_machinepool.render.color import Palette
-from kubectl_machinepool.render.structured import SCHEMA_VERSION, pool_summary, to_json, to_yaml
+from kubectl_machinepool.render.structured import pool_summary, to_json, to_yaml
 from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 
 # --show-labels' cell: every label of a pool, which no cell width bounds on a real cluster;
@@ -21,7 +25,7 @@ LABELS_WIDTH = 1024
 
 @record
 class ListView:
-    pools: Sequence[MachinePool]
+    pools: Sequence[ListedPool]
     now: datetime
     palette: Palette
     all_namespaces: bool = False
@@ -36,14 +40,15 @@ class ListView:
 @record
 class Column:
     header: str
-    cell: Callable[[MachinePool, ListView], str]
+    cell: Callable[[ListedPool, ListView], str]
 
 
 def _or_none(value: object) -> str:
     return "<none>" if value is None or value == "" else clip(escape(str(value)))
 
 
-def _phase(pool: MachinePool, view: ListView) -> str:
+def _phase(row: ListedPool, view: ListView) -> str:
+    pool = row.pool
     phase = clip(escape(pool.phase or "<none>"))
     if pool.phase == "Running":
         return view.palette.good(phase)
@@ -52,46 +57,78 @@ def _phase(pool: MachinePool, view: ListView) -> str:
     return view.palette.warn(phase)
 
 
-def _ready(pool: MachinePool, view: ListView) -> str:
+def _ready(row: ListedPool, view: ListView) -> str:
+    pool = row.pool
     ready = str(pool.ready)
     if pool.desired is not None and pool.ready != pool.desired:
         return view.palette.warn(ready)
     return ready
 
 
-def _machines(pool: MachinePool, _: ListView) -> str:
-    return {True: "yes", False: "no", None: "<unknown>"}[pool.has_machines]
+def _up_to_date(row: ListedPool, view: ListView) -> str:
+    if row.up_to_date is None:
+        return UNKNOWN
+    shown = str(row.up_to_date)
+    desired = row.pool.desired
+    return view.palette.warn(shown) if desired is not None and row.up_to_date < desired else shown
 
 
-CONTEXT = Column("CONTEXT", lambda pool, _: clip(escape(pool.context or ""), NAME_WIDTH))
-NAMESPACE = Column("NAMESPACE", lambda pool, _: clip(escape(pool.namespace), NAME_WIDTH))
+def _findings(row: ListedPool, view: ListView) -> str:
+    count = len(row.findings)
+    return view.palette.warn(str(count)) if count else "0"
+
+
+def _machines(row: ListedPool, _: ListView) -> str:
+    return {True: "yes", False: "no", None: UNKNOWN}[row.pool.has_machines]
+
+
+def kubelets(row: ListedPool) -> str:
+    """-o wide's KUBELET VERSIONS: each version with its Nodes, as describe counts them."""
+    if row.kubelets is None:
+        return UNKNOWN
+    shown = ",".join(f"{version}({nodes})" for version, nodes in row.kubelets)
+    return clip(escape(shown)) or "<none>"
+
+
+UNKNOWN = "<unknown>"
+CONTEXT = Column("CONTEXT", lambda row, _: clip(escape(row.pool.context or ""), NAME_WIDTH))
+NAMESPACE = Column("NAMESPACE", lambda row, _: clip(escape(row.pool.namespace), NAME_WIDTH))
 COLUMNS = (
-    Column("NAME", lambda pool, _: clip(escape(pool.name), NAME_WIDTH)),
-    Column("CLUSTER", lambda pool, _: _or_none(pool.cluster)),
-    Column("DESIRED", lambda pool, _: "<unset>" if pool.desired is None else str(pool.desired)),
-    Column("CURRENT", lambda pool, _: str(pool.current)),
+    Column("NAME", lambda row, _: clip(escape(row.pool.name), NAME_WIDTH)),
+    Column("CLUSTER", lambda row, _: _or_none(row.pool.cluster)),
+    Column(
+        "DESIRED", lambda row, _: "<unset>" if row.pool.desired is None else str(row.pool.desired)
+    ),
+    Column("CURRENT", lambda row, _: str(row.pool.current)),
     Column("READY", _ready),
-    Column("AVAILABLE", lambda pool, _: str(pool.available)),
+    Column("UP-TO-DATE", _up_to_date),
+    Column("AVAILABLE", lambda row, _: str(row.pool.available)),
     Column("PHASE", _phase),
-    Column("VERSION", lambda pool, _: _or_none(pool.version)),
-    Column("INFRA", lambda p, _: _or_none(p.infrastructure_ref and p.infrastructure_ref.kind)),
+    Column("VERSION", lambda row, _: _or_none(row.pool.version)),
+    Column(
+        "INFRA", lambda r, _: _or_none(r.pool.infrastructure_ref and r.pool.infrastructure_ref.kind)
+    ),
     Column("MACHINES", _machines),
-    Column("AGE", lambda pool, view: age(pool.created, view.now)),
+    Column("FINDINGS", _findings),
+    Column("AGE", lambda row, view: age(row.pool.created, view.now)),
 )
 WIDE_COLUMNS = (
-    Column("FAILURE DOMAINS", lambda p, _: clip(escape(",".join(p.failure_domains))) or "<none>"),
-    Column("BOOTSTRAP", lambda p, _: _or_none(p.bootstrap_ref and p.bootstrap_ref.kind)),
+    Column("KUBELET VERSIONS", lambda row, _: kubelets(row)),
+    Column(
+        "FAILURE DOMAINS", lambda r, _: clip(escape(",".join(r.pool.failure_domains))) or "<none>"
+    ),
+    Column("BOOTSTRAP", lambda r, _: _or_none(r.pool.bootstrap_ref and r.pool.bootstrap_ref.kind)),
 )
 
 
 def label_column(key: str) -> Column:
     """-L KEY: headed, as kubectl heads it, by the key's last path segment in capitals."""
     header = escape(key.rpartition("/")[2].upper())
-    return Column(header, lambda pool, _: clip(escape(pool.labels.get(key, "")), NAME_WIDTH))
+    return Column(header, lambda row, _: clip(escape(row.pool.labels.get(key, "")), NAME_WIDTH))
 
 
-def _labels(pool: MachinePool, _: ListView) -> str:
-    shown = ",".join(f"{key}={value}" for key, value in sorted(pool.labels.items()))
+def _labels(row: ListedPool, _: ListView) -> str:
+    shown = ",".join(f"{key}={value}" for key, value in sorted(row.pool.labels.items()))
     return clip(escape(shown), LABELS_WIDTH) or "<none>"
 
 
@@ -116,18 +153,29 @@ def list_table(view: ListView, wide: bool = False) -> str:
 
 
 def list_document(view: ListView) -> dict[str, Any]:
-    document = {
-        "apiVersion": SCHEMA_VERSION,
-        "kind": "MachinePoolSummaryList",
-        "items": [pool_summary(pool) for pool in view.pools],
-    }
+    """-o json|yaml: kubectl's List; a fleet view adds which contexts were read."""
+    document: dict[str, Any] = as_read(template_list(view.pools))
     if view.contexts:
         document["contexts"] = [{"context": c, "error": e} for c, e in view.contexts]
     return document
 
 
+def as_read(value: Any) -> Any:
+    """The value with a dump's unquoted timestamps, which YAML reads as datetimes, as the RFC
+    3339 text the API holds (templates print them so too)."""
+    if isinstance(value, dict):
+        return {key: as_read(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_read(item) for item in value]
+    if isinstance(value, date):
+        from kubectl_machinepool.render.jsonpath.printing import as_read as scalar
+
+        return scalar(value)
+    return value
+
+
 def list_names(view: ListView) -> str:
-    return "".join(f"machinepool.cluster.x-k8s.io/{escape(pool.name)}\n" for pool in view.pools)
+    return "".join(f"machinepool.cluster.x-k8s.io/{escape(row.pool.name)}\n" for row in view.pools)
 
 
 LIST_FORMATS: dict[str, Callable[[ListView], str]] = {
@@ -142,14 +190,25 @@ LIST_FORMATS: dict[str, Callable[[ListView], str]] = {
 # -- kubectl's JSONPath formats and --sort-by, over the MachinePools as the API gave them -----
 
 
-def template_item(pool: MachinePool) -> dict[str, Any]:
-    """A pool as templates see it: the object as read, plus the summary `-o json` prints for
-    it under `summary` (a key no MachinePool has)."""
-    return {**pool.raw, "summary": pool_summary(pool)}
+def summary(row: ListedPool) -> dict[str, Any]:
+    """What the table shows of a pool, for scripts: the columns' values (docs/list.md)."""
+    found = pool_summary(row.pool)
+    found["replicas"] = {**found["replicas"], "upToDate": row.up_to_date}
+    found["kubeletVersions"] = (
+        None if row.kubelets is None else [{"version": v, "nodes": n} for v, n in row.kubelets]
+    )
+    found["findings"] = {"count": len(row.findings), "codes": list(row.findings)}
+    return found
 
 
-def template_list(pools: Sequence[MachinePool]) -> dict[str, Any]:
-    """What `kubectl get machinepools -o jsonpath=…` runs its template on."""
+def template_item(row: ListedPool) -> dict[str, Any]:
+    """A pool as -o json and templates see it: the object as read, plus its summary under
+    `summary` (a key no MachinePool has)."""
+    return {**row.pool.raw, "summary": summary(row)}
+
+
+def template_list(pools: Sequence[ListedPool]) -> dict[str, Any]:
+    """What `kubectl get machinepools -o json` prints, and runs a template on."""
     return {
         "apiVersion": "v1",
         "items": [template_item(pool) for pool in pools],
@@ -178,14 +237,14 @@ def template_format(output_format: str, template: str) -> Callable[[ListView], s
     )
 
 
-def pool_order(sort_by: str) -> Callable[[Sequence[MachinePool]], list[MachinePool]]:
+def pool_order(sort_by: str) -> Callable[[Sequence[ListedPool]], list[ListedPool]]:
     """--sort-by: pools in kubectl's order of what the path finds in each template item; the
     path parsed now."""
     from kubectl_machinepool.render.columns import sort_template, sorted_order
 
     template = sort_template(sort_by)
 
-    def ordered(pools: Sequence[MachinePool]) -> list[MachinePool]:
+    def ordered(pools: Sequence[ListedPool]) -> list[ListedPool]:
         items = [template_item(pool) for pool in pools]
         return [pools[i] for i in sorted_order(items, template)]
 

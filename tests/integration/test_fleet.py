@@ -178,7 +178,7 @@ def test_list_puts_every_context_in_one_table_and_one_document(fleet, capsys) ->
     assert lines[2].split()[1:] == alone.out.splitlines()[1].split()
 
     document = json.loads(run_cli(capsys, "list", "--all-contexts", *args, "-o", "json").out)
-    assert [(i["context"], i["name"]) for i in document["items"]] == [
+    assert [(i["summary"]["context"], i["metadata"]["name"]) for i in document["items"]] == [
         ("east", "asg-workers"),
         ("west", "vmss-workers"),
     ]

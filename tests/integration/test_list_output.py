@@ -47,6 +47,8 @@ def pools(request: pytest.FixtureRequest, control_plane: ControlPlane) -> list[s
             obj["metadata"]["labels"].update(LABELS[name])
             obj["metadata"]["annotations"] = ANNOTATIONS.get(name, {})
     mgmt.create(objects)
+    # The Cluster's kubeconfig Secret: list reads its Nodes (this same server's) without a word.
+    mgmt.workload_kubeconfig_secret(namespace, "prod")
     return ["--kubeconfig", str(mgmt.kubeconfig), "-n", namespace]
 
 
@@ -171,6 +173,7 @@ def test_errors_are_kubectls(mgmt: ManagementCluster, capsys, template: str, par
     to dump the whole object given to the template, which ours leave out), nothing printed."""
     namespace = mgmt.new_namespace()
     mgmt.create(list_scenario(mgmt.generation, namespace))
+    mgmt.workload_kubeconfig_secret(namespace, "prod")
     config = ["--kubeconfig", str(mgmt.kubeconfig), "-n", namespace, "-o", f"jsonpath={template}"]
     ours = run_cli(capsys, "list", *config)
     theirs = subprocess.run(

@@ -9,15 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubectl_machinepool.app.options import Source
+from kubectl_machinepool.app.options import PoolScope, Source
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
+from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
 
 if TYPE_CHECKING:
-    from kubectl_machinepool.model.pool import MachinePool
+    from kubectl_machinepool.model.listing import ListedPool
+    from kubectl_machinepool.model.selector import Selection
     from kubectl_machinepool.model.snapshot import Snapshot
 
 # The renderer's keys, spelled here so that --help does not import it (a test keeps them equal).
@@ -31,6 +33,8 @@ TEMPLATES = {
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS)
+@click.argument("names", nargs=-1, metavar="[NAME]...", shell_complete=suggest.pool_names)
+@flags.workload_kubeconfig
 @flags.watch
 @flags.fleet
 @flags.access
@@ -41,6 +45,8 @@ TEMPLATES = {
 def list_command(
     env: Environment,
     *,
+    names: tuple[str, ...],
+    workload_kubeconfig: str | None,
     watch: bool,
     fleet: FleetOptions,
     access: AccessOptions,
@@ -50,30 +56,41 @@ def list_command(
 ) -> None:
     """List MachinePools with Node-based replica counts.
 
-    \b
-    Columns:
-      DESIRED    spec.replicas, what the pool is asked to run
-      CURRENT    status.replicas: instances the infrastructure provider reports
-      READY      Nodes matching the pool's providerIDList that are Ready. Node-based on
-                 every CAPI version: on v1beta2 it is status.deprecated.v1beta1.readyReplicas,
-                 because the v1beta2 readyReplicas of a pool without MachinePool Machines is a
-                 copy of CURRENT
-      AVAILABLE  of those, Ready for at least minReadySeconds (same source as READY)
-      PHASE      status.phase as computed by Cluster API
-      VERSION    spec.template.spec.version, the desired Kubernetes version
-      INFRA      kind of the infra pool (spec.template.spec.infrastructureRef)
-      MACHINES   yes when the infra pool sets status.infrastructureMachineKind to a
-                 per-instance kind, i.e. the pool has MachinePool Machines (GKE's pool
-                 names itself: no); <unknown> when the infra pool is unreadable
-      AGE        time since the MachinePool was created
-    -o wide adds FAILURE DOMAINS (spec.failureDomains) and BOOTSTRAP (bootstrap config kind);
-    -L KEY a column per label key, --show-labels a LABELS column.
+    Every MachinePool in scope, or those NAMEd, with how many of its Nodes are up to date and
+    how many findings diagnose has for it.
 
     \b
+    Columns:
+      DESIRED     spec.replicas, what the pool is asked to run
+      CURRENT     status.replicas: instances the infrastructure provider reports
+      READY       Nodes matching the pool's providerIDList that are Ready. Node-based on
+                  every CAPI version: on v1beta2 it is status.deprecated.v1beta1.readyReplicas,
+                  because the v1beta2 readyReplicas of a pool without MachinePool Machines is a
+                  copy of CURRENT
+      UP-TO-DATE  Nodes matching the providerIDList whose kubelet runs the desired version;
+                  0 while the infra pool's version or image fields target another release
+                  (MP1301); <unknown> when the workload cluster's Nodes could not be read
+      AVAILABLE   of the Ready Nodes, Ready for at least minReadySeconds (same source as READY)
+      PHASE       status.phase as computed by Cluster API
+      VERSION     spec.template.spec.version, the desired Kubernetes version
+      INFRA       kind of the infra pool (spec.template.spec.infrastructureRef)
+      MACHINES    yes when the infra pool sets status.infrastructureMachineKind to a
+                  per-instance kind, i.e. the pool has MachinePool Machines (GKE's pool
+                  names itself: no); <unknown> when the infra pool is unreadable
+      FINDINGS    warnings and errors of the diagnose rules that the pool, its infra pool and
+                  its Cluster's Nodes tell (docs/list.md names them); diagnose runs them all
+      AGE         time since the MachinePool was created
+    -o wide adds KUBELET VERSIONS (each with its Nodes), FAILURE DOMAINS (spec.failureDomains)
+    and BOOTSTRAP (bootstrap config kind); -L KEY a column per label key, --show-labels a
+    LABELS column. Besides the MachinePools and their infra pools, list reads the Nodes of
+    their Clusters: one LIST per Cluster, through its <cluster>-kubeconfig Secret (or
+    --workload-kubeconfig).
+
+    \b
+    -o json|yaml print a List of the MachinePools as the API gave them, as kubectl get does;
     -o jsonpath=TEMPLATE, -o custom-columns=HEADER:PATH,... (and their -file=FILE forms) and
-    --sort-by=PATH work as with kubectl get machinepools: over a List whose items are the
-    MachinePools as the API gave them, so the same template prints the same text. Each item
-    also holds, under `summary`, what -o json prints for the pool, e.g. the Node-based READY:
+    --sort-by=PATH run over that List, so the same template prints the same text. Each item
+    also holds, under `summary`, what the table shows of the pool, e.g. the Node-based READY:
       -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.summary.replicas.ready}{"\\n"}{end}'
 
     \b
@@ -85,6 +102,8 @@ def list_command(
     Examples:
       # every pool of the current context's namespace
       kubectl machinepool list
+      # two pools by name (an error for each that does not exist, after the others)
+      kubectl machinepool list asg-workers vmss-batch
       # all namespaces, with failure domains and bootstrap kinds
       kubectl machinepool list -A -o wide
       # follow every pool's counts and phase
@@ -93,9 +112,10 @@ def list_command(
       kubectl machinepool list -A --sort-by=.summary.replicas.ready -L env
       # name and Node-based READY of each pool, for a script
       kubectl machinepool list -o custom-columns=NAME:.metadata.name,READY:.summary.replicas.ready
+      # the names of the pools, from kubectl's List
+      kubectl machinepool list -o json | jq -r '.items[].metadata.name'
     """
     from kubectl_machinepool.app import reading
-    from kubectl_machinepool.model.pool import machine_pools
     from kubectl_machinepool.render import listing
     from kubectl_machinepool.render.color import Palette
 
@@ -107,15 +127,20 @@ def list_command(
     ordered = listing.pool_order(printing.sort_by) if printing.sort_by else list
     color = env.color(output.color)
 
+    def clock() -> datetime:
+        return source.now or env.now()
+
+    scope = PoolScope(names=names, workload_kubeconfig=workload_kubeconfig)
+
     def drawn(
-        pools: list[MachinePool],
+        pools: list[ListedPool],
         namespace: str | None,
-        captured: datetime | None = None,
+        now: datetime,
         contexts: tuple[tuple[str, str | None], ...] = (),
     ) -> str:
         view = listing.ListView(
             pools=pools,
-            now=source.now or captured or env.now(),
+            now=now,
             palette=Palette(color),
             all_namespaces=namespace is None,
             no_headers=output.no_headers,
@@ -125,42 +150,58 @@ def list_command(
         )
         return render(view)
 
-    def pools_of(snapshot: Snapshot) -> list[MachinePool]:
-        return ordered(machine_pools(snapshot))
+    def pools_of(snapshot: Snapshot, selection: Selection, now: datetime) -> list[ListedPool]:
+        from kubectl_machinepool.app.listing import listed_pools
+
+        return ordered(listed_pools(snapshot, now, selection))
 
     if fleet.asked:
         if watch:
             raise UsageError("a fleet view is read once", hint="drop --watch")
         flags.fleet_only_live(access, source)
-        _list_fleet(env, access, fleet, ordered, drawn, color=color, fmt=output.format)
+        _list_fleet(
+            env,
+            access,
+            fleet,
+            ordered,
+            drawn,
+            scope=scope,
+            now=clock(),
+            color=color,
+            fmt=output.format,
+        )
         return
     if watch:
         flags.live_only(source, "--watch")
-        _follow(env, access, output.format, pools_of, drawn, color=color)
+        _follow(env, access, output.format, pools_of, drawn, scope=scope, clock=clock, color=color)
         return
-    snapshot, namespace = reading.load_pools(access, source, env.stdin)
+    snapshot, selection = reading.load_pools(access, source, env.stdin, scope)
     for note in snapshot.notes:
         env.warn(note)
-    pools = pools_of(snapshot)
-    if not pools and output.format in ("table", "wide", "name"):
-        env.err(reading.nothing_found(namespace))
-        return
-    env.out(drawn(pools, namespace, snapshot.captured), nl=False, color=color)
+    now = source.now or snapshot.captured or clock()
+    pools = pools_of(snapshot, selection, now)
+    if pools or output.format not in ("table", "wide", "name"):
+        env.out(drawn(pools, selection.namespace, now), nl=False, color=color)
+    elif not names:
+        env.err(reading.nothing_found(selection.namespace))
+    reading.check_names(names, {p.pool.name for p in pools}, selection.namespace)
 
 
 def _pools_modules() -> None:
     """What a fleet's children read and make pools with, imported once before they start."""
+    from kubectl_machinepool.app import listing  # noqa: F401
     from kubectl_machinepool.kube import reads  # noqa: F401
-    from kubectl_machinepool.model import pool  # noqa: F401
 
 
 def _list_fleet(
     env: Environment,
     access: AccessOptions,
     fleet: FleetOptions,
-    ordered: Callable[[list[MachinePool]], list[MachinePool]],
+    ordered: Callable[[list[ListedPool]], list[ListedPool]],
     drawn: Callable[..., str],
     *,
+    scope: PoolScope,
+    now: datetime,
     color: bool,
     fmt: str,
 ) -> None:
@@ -170,13 +211,14 @@ def _list_fleet(
 
     from kubectl_machinepool.app import fleet as fleets
     from kubectl_machinepool.app import reading
+    from kubectl_machinepool.app.listing import listed_pools
     from kubectl_machinepool.model.fleet import ContextPools
-    from kubectl_machinepool.model.pool import machine_pools
 
     def listed(at: AccessOptions) -> ContextPools:
         # In the context's own process: only the pools travel back, not the objects read.
-        snapshot, namespace = reading.load_pools(at, Source(), None)
-        return ContextPools(tuple(machine_pools(snapshot)), namespace, tuple(snapshot.notes))
+        snapshot, selection = reading.load_pools(at, Source(), None, scope)
+        pools = listed_pools(snapshot, now, selection)
+        return ContextPools(tuple(pools), selection.namespace, tuple(snapshot.notes))
 
     reads = list(
         fleets.read_fleet(
@@ -190,21 +232,25 @@ def _list_fleet(
             warn=env.warn,
         )
     )
-    found: list[MachinePool] = []
+    found: list[ListedPool] = []
     namespaces = set()
     for read in reads:
         if read.value is not None:
             namespaces.add(read.value.namespace)
-            found += [replace(p, context=read.context) for p in read.value.pools]
+            found += [
+                replace(p, pool=replace(p.pool, context=read.context)) for p in read.value.pools
+            ]
     # Each context's pools in kubectl's order, contexts in the order asked; --sort-by over all.
     pools = ordered(found)
     # One namespace for all: no NAMESPACE column; -A, or contexts' own that differ: one.
     namespace = namespaces.pop() if len(namespaces) == 1 else None
     if not pools and fmt in ("table", "wide", "name"):
-        env.err(reading.nothing_found(namespace))
+        if not scope.names:
+            env.err(reading.nothing_found(namespace))
+        reading.check_names(scope.names, set(), namespace)
         return
     contexts = tuple((read.context, read.error) for read in reads)
-    env.out(drawn(pools, namespace, None, contexts), nl=False, color=color)
+    env.out(drawn(pools, namespace, now, contexts), nl=False, color=color)
 
 
 def _check_printing(output: OutputOptions, printing: ListOptions) -> None:
@@ -239,9 +285,11 @@ def _follow(
     env: Environment,
     access: AccessOptions,
     output_format: str,
-    pools_of: Callable[[Snapshot], list[MachinePool]],
+    pools_of: Callable[[Snapshot, Selection, datetime], list[ListedPool]],
     drawn: Callable[..., str],
     *,
+    scope: PoolScope,
+    clock: Callable[[], datetime],
     color: bool,
 ) -> None:
     """list -w: piped, kubectl get -w's rows of what changed; on a terminal, the table redrawn."""
@@ -250,20 +298,23 @@ def _follow(
     shown: dict[tuple[str, str], object] = {}
     first = [True]
 
-    def show(snapshot: Any, namespace: str | None, changes: Sequence[Any]) -> None:
-        pools = pools_of(snapshot)
-        changed = [p for p in pools if shown.get((p.namespace, p.name)) != p]
+    def show(snapshot: Any, selection: Selection, changes: Sequence[Any]) -> None:
+        now = clock()
+        pools = pools_of(snapshot, selection, now)
+        changed = [p for p in pools if shown.get((p.pool.namespace, p.pool.name)) != p]
         shown.clear()
-        shown.update(((p.namespace, p.name), p) for p in pools)
+        shown.update(((p.pool.namespace, p.pool.name), p) for p in pools)
+        namespace = selection.namespace
         rows_only = not first[0] and not env.stdout_tty and output_format in ("table", "wide")
         if rows_only:
             # Rows cut from the whole table, so that their columns line up with the first one.
-            rows = drawn(pools, namespace).splitlines(keepends=True)[-len(pools) :]
+            rows = drawn(pools, namespace, now).splitlines(keepends=True)[-len(pools) :]
             fresh = [row for pool, row in zip(pools, rows, strict=False) if pool in changed]
             if fresh:
                 env.out("".join(fresh), nl=False, color=color)
         else:
-            showing.shown_again(env, drawn(pools, namespace), changes, first=first[0], color=color)
+            text = drawn(pools, namespace, now)
+            showing.shown_again(env, text, changes, first=first[0], color=color)
         first[0] = False
 
-    reading.follow_pools(access, show=show, warn=env.warn)
+    reading.follow_pools(access, show=show, warn=env.warn, pools=scope)

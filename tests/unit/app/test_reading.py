@@ -255,10 +255,13 @@ def test_a_v1beta1_server_is_read_in_v1beta1(fake_api: FakeAPI, tmp_path) -> Non
 def test_list_says_what_an_unreadable_infra_pool_leaves_unknown(live: Clusters, tmp_path) -> None:
     live.management.forbidden.add("dockermachinepools")
     access = live.api.access(tmp_path, namespace=NAMESPACE)
-    snapshot, namespace = load_pools(access, Source(), None)
-    assert namespace == NAMESPACE
+    snapshot, selection = load_pools(access, Source(), None)
+    assert selection.namespace == NAMESPACE
     [note] = snapshot.notes
     assert note.startswith("cannot read DockerMachinePool objects, so MACHINES shows <unknown>: ")
     assert [o["metadata"]["name"] for o in snapshot.objects] == [POOL]
-    # list reads the pools and their infra pools, nothing of the workload cluster.
-    assert live.workload.asked == []
+    # Of the workload cluster, list reads the Nodes alone: one LIST, not their Events.
+    assert [a.path for a in live.workload.asked] == ["/api/v1/nodes"]
+    [workload] = snapshot.workloads
+    assert workload.read
+    assert workload.events is None

@@ -13,9 +13,10 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from support.objects import list_scenario
+from support.objects import NOW, list_scenario
 
-from kubectl_machinepool.model.pool import machine_pools
+from kubectl_machinepool.app.listing import listed_pools
+from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.render import columns
 from kubectl_machinepool.render.jsonpath import (
@@ -30,7 +31,9 @@ from kubectl_machinepool.render.jsonpath import (
 from kubectl_machinepool.render.listing import template_list
 
 # asg-workers, gke-default, pending-pool, vmss-workers: as the API gives them, plus summaries.
-POOLS = template_list(machine_pools(Snapshot.of(list_scenario("v1beta2", "capi-prod"))))
+POOLS = template_list(
+    listed_pools(Snapshot.of(list_scenario("v1beta2", "capi-prod")), NOW, Selection())
+)
 VALUES: dict[str, Any] = {
     "text": "xy",
     "null": None,
