@@ -18,6 +18,7 @@ from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import load_connection
 from kubectl_machinepool.kube.fetch import read_pools
+from kubectl_machinepool.model.selector import Selection
 
 MACHINEPOOLS = {
     "apiGroups": ["cluster.x-k8s.io"],
@@ -32,8 +33,18 @@ INFRA_POOLS = {
 
 
 def machines_column(output: str) -> dict[str, str]:
-    rows = [line.split() for line in output.splitlines()[1:]]
-    return {row[0]: row[9] for row in rows}
+    header, *lines = output.splitlines()
+    at = header.split().index("MACHINES")
+    return {row[0]: row[at] for row in (line.split() for line in lines)}
+
+
+def nodes_forbidden(ns: str, user: str) -> str:
+    """list's warning when the user may not get the Cluster's kubeconfig Secret."""
+    return (
+        f'warning: Nodes of Cluster {ns}/prod are not shown: secrets "prod-kubeconfig" is '
+        f'forbidden: User "{user}" cannot get resource "secrets" in API group "" in the '
+        f'namespace "{ns}"'
+    )
 
 
 def test_without_rights_on_infra_pools_the_table_says_unknown(v1beta2, capsys) -> None:
@@ -46,10 +57,11 @@ def test_without_rights_on_infra_pools_the_table_says_unknown(v1beta2, capsys) -
 
     assert result.code == 0
     assert set(machines_column(result.out).values()) == {"<unknown>"}
-    warnings = result.err.splitlines()
+    *warnings, nodes = result.err.splitlines()
     assert len(warnings) == 3  # one per infra kind that could not be listed
     assert all(w.startswith("warning: cannot read ") for w in warnings)
     assert any('cannot list resource "awsmachinepools"' in w for w in warnings)
+    assert nodes == nodes_forbidden(ns, viewer.name)
 
 
 def test_infra_versions_resolve_through_discovery_without_crd_access(v1beta2, capsys) -> None:
@@ -60,7 +72,7 @@ def test_infra_versions_resolve_through_discovery_without_crd_access(v1beta2, ca
 
     result = run_cli(capsys, "list", "-n", ns, "--kubeconfig", str(viewer.kubeconfig))
 
-    assert (result.code, result.err) == (0, "")
+    assert (result.code, result.err) == (0, nodes_forbidden(ns, viewer.name) + "\n")
     assert machines_column(result.out) == {
         "asg-workers": "no",
         "gke-default": "no",  # GCPManagedMachinePool names itself: no per-instance Machines
@@ -104,6 +116,7 @@ def test_exec_credential_plugin(v1beta2, capsys, tmp_path) -> None:
     """An exec plugin (like `aws eks get-token`) that hands back a client certificate."""
     ns = v1beta2.new_namespace()
     v1beta2.create(list_scenario("v1beta2", ns))
+    v1beta2.workload_kubeconfig_secret(ns, "prod")  # list reads the Cluster's Nodes too
     admin = v1beta2.server.admin
     credential = {
         "apiVersion": "client.authentication.k8s.io/v1",
@@ -200,10 +213,12 @@ def test_in_cluster_service_account(v1beta2, tmp_path) -> None:
 
     connection = load_connection(None, None, pod_env, service_account_dir=sa)
     with Kube(connection, request_timeout=10) as kube:
-        snapshot = read_pools(kube, connection.namespace, None)
+        snapshot = read_pools(kube, ns, Selection(ns), None, None)
 
     assert connection.namespace == ns
-    assert snapshot.notes == ()
+    # Its Nodes are not for this account: the Cluster's kubeconfig Secret is not granted.
+    user = f"system:serviceaccount:{ns}:inspector"
+    assert snapshot.notes == (nodes_forbidden(ns, user).removeprefix("warning: "),)
     assert sum(1 for o in snapshot.objects if o["kind"] == "MachinePool") == 4
 
 
@@ -308,6 +323,7 @@ def test_a_failing_webhook_on_a_provider_kind_is_a_note_not_the_end(v1beta2, cap
     install(v1beta2.api, [crd])
     try:
         ns = v1beta2.new_namespace()
+        v1beta2.workload_kubeconfig_secret(ns, "prod")  # list reads the Cluster's Nodes too
         pool = list_scenario("v1beta2", ns)[0]
         pool["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = "WebhookMachinePool"
         v1beta2.create([pool])

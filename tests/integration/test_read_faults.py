@@ -21,6 +21,7 @@ def _list(capsys, kubeconfig: Path, namespace: str, *args: str):
 def seeded(v1beta2: ManagementCluster) -> str:
     namespace = v1beta2.new_namespace()
     v1beta2.create(list_scenario("v1beta2", namespace))
+    v1beta2.workload_kubeconfig_secret(namespace, "prod")  # list reads the Cluster's Nodes too
     return namespace
 
 
