@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from kubectl_machinepool.app.options import RuleOptions
 from kubectl_machinepool.diagnostics.core import CapiVersion, Finding, Severity
-from kubectl_machinepool.diagnostics.rules import diagnose
-from kubectl_machinepool.diagnostics.thresholds import Thresholds
+from kubectl_machinepool.diagnostics.rules import diagnosis
 from kubectl_machinepool.model.description import ClusterDescription, describe
 from kubectl_machinepool.model.listing import ListedPool, listed_pool
 from kubectl_machinepool.model.selector import Selection
@@ -64,6 +64,10 @@ COVERED = frozenset(
 )
 
 
+# Judged with the default graces and nothing ignored.
+JUDGED = RuleOptions()
+
+
 def _counted(finding: Finding) -> bool:
     return finding.severity >= Severity.WARNING and finding.code in COVERED
 
@@ -75,19 +79,16 @@ def _strays(cluster: ClusterDescription) -> dict[str, tuple[str, ...]]:
 
 
 def listed_pools(
-    snapshot: Snapshot,
-    now: datetime,
-    selection: Selection,
-    thresholds: Thresholds | None = None,
+    snapshot: Snapshot, now: datetime, selection: Selection, rules: RuleOptions = JUDGED
 ) -> list[ListedPool]:
     """The selected pools, ordered like kubectl (namespace, then name), each with its counts
     and the codes of its findings; a finding about a Node no pool holds counts for the pools
-    that Node most likely belongs to, as describe names them."""
+    that Node most likely belongs to, as describe names them. rules: the graces and ignores
+    diagnose would judge with (the user's config file), so that both count alike."""
     description = describe(snapshot, selection, now)
     capi = CapiVersion(None, "list does not read the core controller")
-    findings = [
-        f for f in diagnose(description, snapshot, capi, thresholds or Thresholds()) if _counted(f)
-    ]
+    found, _ = diagnosis(description, snapshot, capi, rules.thresholds, rules.ignores)
+    findings = [f for f in found if _counted(f)]
     listed = []
     for cluster in description.clusters:
         strays = _strays(cluster)

@@ -39,6 +39,7 @@ def plugin_env(v1beta2, tmp_path: Path) -> dict[str, str]:
 def test_kubectl_dispatches_to_the_plugin(v1beta2, plugin_env: dict[str, str]) -> None:
     ns = v1beta2.new_namespace()
     v1beta2.create(list_scenario("v1beta2", ns))
+    v1beta2.workload_kubeconfig_secret(ns, "prod")  # list reads the Cluster's Nodes too
     kubectl = str(binaries_dir() / "kubectl")
 
     plugins = run([kubectl, "plugin", "list"], plugin_env)
@@ -130,5 +131,6 @@ def test_pip_install_in_a_fresh_venv(v1beta2, tmp_path: Path) -> None:
         for line in listed.stdout.splitlines()
         if line.startswith(f"{ns} ") and " asg-workers " in line
     )
-    # NAMESPACE NAME CLUSTER DESIRED CURRENT READY AVAILABLE: the ASG says 3, 2 Nodes are Ready.
-    assert asg[:7] == [ns, "asg-workers", "prod", "3", "3", "2", "2"]
+    # NAMESPACE NAME CLUSTER DESIRED CURRENT READY UP-TO-DATE AVAILABLE: the ASG says 3, 2 Nodes
+    # are Ready; no kubeconfig Secret, so whether they are up to date is unknown.
+    assert asg[:8] == [ns, "asg-workers", "prod", "3", "3", "2", "<unknown>", "2"]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubectl_machinepool.app.options import PoolScope, Source
+from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
 from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
@@ -153,7 +153,7 @@ def list_command(
     def pools_of(snapshot: Snapshot, selection: Selection, now: datetime) -> list[ListedPool]:
         from kubectl_machinepool.app.listing import listed_pools
 
-        return ordered(listed_pools(snapshot, now, selection))
+        return ordered(listed_pools(snapshot, now, selection, _judged_as_diagnose(env)))
 
     if fleet.asked:
         if watch:
@@ -187,6 +187,14 @@ def list_command(
     reading.check_names(names, {p.pool.name for p in pools}, selection.namespace)
 
 
+def _judged_as_diagnose(env: Environment) -> RuleOptions:
+    """The graces and ignores of the user's config file, as diagnose reads them: FINDINGS
+    counts what diagnose would show (a malformed file fails list as it fails diagnose)."""
+    from kubectl_machinepool.app.userconfig import rule_options
+
+    return rule_options(env.env, ignore=(), graces={}, capi_version=None)
+
+
 def _pools_modules() -> None:
     """What a fleet's children read and make pools with, imported once before they start."""
     from kubectl_machinepool.app import listing  # noqa: F401
@@ -214,10 +222,12 @@ def _list_fleet(
     from kubectl_machinepool.app.listing import listed_pools
     from kubectl_machinepool.model.fleet import ContextPools
 
+    rules = _judged_as_diagnose(env)
+
     def listed(at: AccessOptions) -> ContextPools:
         # In the context's own process: only the pools travel back, not the objects read.
         snapshot, selection = reading.load_pools(at, Source(), None, scope)
-        pools = listed_pools(snapshot, now, selection)
+        pools = listed_pools(snapshot, now, selection, rules)
         return ContextPools(tuple(pools), selection.namespace, tuple(snapshot.notes))
 
     reads = list(

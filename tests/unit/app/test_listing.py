@@ -50,11 +50,21 @@ def test_vmss_batch_shows_its_drift(capsys: pytest.CaptureFixture[str]) -> None:
     result = run_cli(capsys, "list", "-f", str(EXAMPLES), "--now", NOW, "-o", "wide")
     assert (result.code, result.err) == (0, "")
     batch = row(result.out, "vmss-batch")
-    assert (batch["READY"], batch["UP-TO-DATE"], batch["VERSION"]) == ("2", "0", "v1.33.4")
+    assert (batch["READY"], batch["UP-TO-DATE"], batch["VERSION"]) == (
+        "2",
+        "0",
+        "v1.33.4",
+    )
     assert batch["FINDINGS"] == "5"
     assert batch["KUBELET VERSIONS"] == "v1.32.9(2)"
     pools = listed(EXAMPLES)
-    assert pools["vmss-batch"].findings == ("MP0104", "MP0801", "MP1101", "MP1102", "MP1301")
+    assert pools["vmss-batch"].findings == (
+        "MP0104",
+        "MP0801",
+        "MP1101",
+        "MP1102",
+        "MP1301",
+    )
 
 
 def test_up_to_date_counts_the_listed_nodes_at_the_desired_version() -> None:
@@ -84,7 +94,10 @@ def drifted(tmp_path: Path, kubelet: str, image: str) -> Path:
         if obj["kind"] == "Node" and obj["metadata"]["name"].startswith("vmss-batch-00000"):
             obj["status"]["nodeInfo"]["kubeletVersion"] = kubelet
         if obj["kind"] == "AzureMachinePool":
-            gallery = {**obj["spec"]["template"]["image"]["computeGallery"], "version": image}
+            gallery = {
+                **obj["spec"]["template"]["image"]["computeGallery"],
+                "version": image,
+            }
             obj["spec"]["template"]["image"] = obj["status"]["image"] = {"computeGallery": gallery}
     path = tmp_path / "drift.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
@@ -123,7 +136,15 @@ def test_a_dump_without_nodes_leaves_them_unknown(tmp_path: Path, capsys) -> Non
 
 def test_names_filter_and_each_missing_one_is_not_found(capsys) -> None:
     result = run_cli(
-        capsys, "list", "vmss-batch", "nope", "asg-workers", "-f", str(EXAMPLES), "--now", NOW
+        capsys,
+        "list",
+        "vmss-batch",
+        "nope",
+        "asg-workers",
+        "-f",
+        str(EXAMPLES),
+        "--now",
+        NOW,
     )
     assert result.code == 1
     assert [line.split()[1] for line in result.out.splitlines()[1:]] == [
@@ -151,6 +172,38 @@ def test_json_is_kubectls_list(capsys) -> None:
     assert batch["replicas"]["upToDate"] == 0
     assert batch["kubeletVersions"] == [{"version": "v1.32.9", "nodes": 2}]
     assert batch["findings"]["count"] == 5
+
+
+def test_the_config_files_ignores_quiet_findings_as_in_diagnose(
+    capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator who accepted MP1301 on vmss-batch sees it left out of FINDINGS too."""
+    config = tmp_path / "config.yaml"
+    config.write_text("ignore:\n  - rule: MP1301\n    pool: capi-prod/vmss-batch\n")
+    monkeypatch.setenv("KUBECTL_MACHINEPOOL_CONFIG", str(config))
+    listing = run_cli(capsys, "list", "-f", str(EXAMPLES), "--now", NOW, "-o", "json")
+    diagnosis = run_cli(
+        capsys,
+        "diagnose",
+        "vmss-batch",
+        "-f",
+        str(EXAMPLES),
+        "--now",
+        NOW,
+        "-o",
+        "json",
+    )
+    batch = next(
+        i for i in json.loads(listing.out)["items"] if i["metadata"]["name"] == "vmss-batch"
+    )
+    shown = [f["code"] for f in json.loads(diagnosis.out)["findings"] if f["severity"] != "info"]
+    assert batch["summary"]["findings"]["codes"] == [
+        "MP0104",
+        "MP0801",
+        "MP1101",
+        "MP1102",
+    ]
+    assert sorted(shown) == batch["summary"]["findings"]["codes"]
 
 
 # -- FINDINGS against diagnose, pool by pool ----------------------------------------------------
