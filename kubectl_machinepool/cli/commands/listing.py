@@ -11,8 +11,7 @@ import click
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.errors import MachinePoolError, UsageError
-from kubectl_machinepool.cli import suggest
-from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, showing
+from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, poolnames, showing
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions
 from kubectl_machinepool.kube.access import AccessOptions
@@ -33,7 +32,7 @@ TEMPLATES = {
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS)
-@click.argument("names", nargs=-1, metavar="[NAME]...", shell_complete=suggest.pool_names)
+@poolnames.argument(required=False)
 @flags.workload_kubeconfig
 @flags.watch
 @flags.fleet

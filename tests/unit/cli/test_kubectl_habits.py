@@ -131,7 +131,14 @@ def test_a_boolean_value_that_is_not_one_is_a_usage_error(capsys) -> None:
 )
 @pytest.mark.parametrize(
     "command",
-    [["describe"], ["diagnose"], ["events"], ["diff-metadata"], ["rollout", "status", "-w=false"]],
+    [
+        ["list"],
+        ["describe"],
+        ["diagnose"],
+        ["events"],
+        ["diff-metadata"],
+        ["rollout", "status", "-w=false"],
+    ],
 )
 def test_a_pool_by_type_and_name_is_the_pool(capsys, command: list[str], spelled: str) -> None:
     args = ["-n", "capi-prod", "-f", EXAMPLES, "--now", NOW]
