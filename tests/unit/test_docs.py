@@ -105,3 +105,14 @@ def test_explain_page_shows_what_explain_prints(capsys: pytest.CaptureFixture[st
     (block,) = fenced(text)
     result = run_cli(capsys, *shlex.split(command)[2:])
     assert (result.code, result.err, result.out) == (0, "", block), command
+
+
+def test_describe_sample_is_what_describe_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """The first screen of describe's page (and README's, which holds the same block) is the
+    real output of the command line above it, not a hand-edited one."""
+    text = page("describe")
+    command = next(line.strip() for line in text.splitlines() if line.startswith("    kubectl-"))
+    result = run_cli(capsys, *shlex.split(command)[1:])
+    assert (result.code, result.err) == (0, "")
+    assert fenced(text)[0] == result.out
+    assert fenced(section(readme(), "## describe"))[0] == result.out
