@@ -19,9 +19,10 @@ from kubectl_machinepool.model.fleet import Read
 
 T = TypeVar("T")
 
-# Without --request-timeout one read waits for its server, and its credential plugin, forever; in
-# a fleet an unreachable context (or a hung plugin) must become a note, not a hang. The bound also
-# keeps each plugin from prompting: several run at once (execplugin.py).
+# Without --request-timeout a read may wait for a server that answers slowly (only silence is
+# bounded, at 90 s) and for its credential plugin; in a fleet a slow context (or a hung plugin)
+# must become a note soon, not hold the view. The bound also keeps each plugin from prompting:
+# several run at once (execplugin.py).
 FLEET_REQUEST_TIMEOUT = 30.0
 
 
