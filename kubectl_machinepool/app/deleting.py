@@ -8,6 +8,7 @@ failure is a MachinePoolError whose message says what was, or was not, written.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, listed, refuse, send
@@ -28,11 +29,12 @@ from kubectl_machinepool.kube.writing import Outcome, apply_writes
 from kubectl_machinepool.model.description import Description, describe
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import access_check
 from kubectl_machinepool.plans.deletechecks import plan_deletion
 from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Target, Wanted, find_target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
-from kubectl_machinepool.plans.writes import Batch
+from kubectl_machinepool.plans.writes import Access, Batch
 from kubectl_machinepool.providers.deletion import Verdict
 
 Report = Callable[[str], None]
@@ -52,6 +54,8 @@ class DeleteMachine:
     # The namespace to look in; None: every namespace.
     namespace: str | None = None
     selector: str | None = None
+    # --wait: the deletion is followed by a watch of the namespace's Machines.
+    follow: bool = False
 
     @property
     def request(self) -> Request:
@@ -164,7 +168,13 @@ def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
     request = asked.request
     permissions = ground.permissions(writes_for(target, request, now))
     disruption = _disruption(ground, target, asked)
-    return ground.said(plan_deletion(target, request, now, permissions, disruption))
+    plan = plan_deletion(target, request, now, permissions, disruption)
+    if asked.follow:
+        # Refused, the watch would end the command with the Machine deleted: asked now.
+        watch = Access("watch", CAPI_GROUP, "machines", "", target.pool.pool.namespace, "")
+        why = "--wait follows the deletion by a watch of them (--no-wait deletes without it)"
+        plan = replace(plan, checks=(*plan.checks, access_check(watch, ground.may(watch), why)))
+    return ground.said(plan)
 
 
 def plan_for(

@@ -29,14 +29,14 @@ from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description
-from kubectl_machinepool.kube.permissions import permissions
+from kubectl_machinepool.kube.permissions import may, permissions
 from kubectl_machinepool.kube.workload import workload_disruption
 from kubectl_machinepool.kube.writing import Outcome
 from kubectl_machinepool.model.description import PoolDescription, describe
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.offline.dump import load_dump
-from kubectl_machinepool.plans.checks import Check, Level, permission_checks
+from kubectl_machinepool.plans.checks import UNANSWERED, Check, Level, Rereads, unread_checks
 from kubectl_machinepool.plans.disruption import Disruption
 from kubectl_machinepool.plans.writes import Access, Batch, Write
 
@@ -78,6 +78,11 @@ class Ground(Protocol):
         self, selection: Selection, workload_kubeconfig: str | None, *, diagnosis: bool
     ) -> Snapshot: ...
     def permissions(self, writes: tuple[Write, ...]) -> dict[Access, bool | None]: ...
+    def may(self, access: Access) -> bool | None:
+        """Whether the user may do what the run does beyond its writes (watch what it
+        follows); None: not asked."""
+        ...
+
     def plural(self, group: str, kind: str) -> str: ...
     def disruption(
         self, namespace: str, cluster: str, workload_kubeconfig: str | None, node: str
@@ -115,6 +120,9 @@ class Live:
 
     def permissions(self, writes: tuple[Write, ...]) -> dict[Access, bool | None]:
         return permissions(self.kube, writes)
+
+    def may(self, access: Access) -> bool | None:
+        return may(self.kube, access)
 
     def plural(self, group: str, kind: str) -> str:
         return self.kube.resource(group, kind).plural
@@ -182,6 +190,9 @@ class Dump:
     def permissions(self, writes: tuple[Write, ...]) -> dict[Access, bool | None]:  # noqa: ARG002
         return {}  # none asked: said() tells the checks so
 
+    def may(self, access: Access) -> bool | None:  # noqa: ARG002
+        return None
+
     def plural(self, group: str, kind: str) -> str:  # noqa: ARG002
         # Cluster API's rule for its CRDs' plurals, which every infra pool kind follows: only
         # the server's discovery could say otherwise.
@@ -197,10 +208,11 @@ class Dump:
         return Disruption(None, "a plan made from a dump asks no workload cluster")
 
     def said(self, plan: C) -> C:
-        unasked = {c for w in plan.writes for c in permission_checks((w,), {})}
+        # No permission is asked here: each unanswered check is one a dump cannot ask, the
+        # plan's own writes' and the run's later ones' (a restart's record removed) alike.
         checks = tuple(
             Check(Level.WARNING, f"not asked, planned from a dump: {_question(c)}")
-            if c in unasked
+            if c.level is Level.WARNING and c.message.startswith(UNANSWERED)
             else c
             for c in plan.checks
         )
@@ -320,8 +332,10 @@ def plan_each(
     plan: Callable[[PoolDescription, Snapshot, Permissions], C],
     *,
     warn: Callable[[str], None] | None,
+    rereads: Rereads | None = None,
 ) -> tuple[C, ...]:
-    """Read the pools and plan each with the user's permissions at hand; a failure says that
+    """Read the pools and plan each with the user's permissions at hand, what could not be read
+    said first (refused where the command's run reads it again: rereads); a failure says that
     nothing was written."""
     with nothing_written():
         snapshot, pools = read_pools(
@@ -331,4 +345,20 @@ def plan_each(
             workload_kubeconfig=asked.workload_kubeconfig,
             warn=warn,
         )
-        return tuple(ground.said(plan(pool, snapshot, ground.permissions)) for pool in pools)
+        return tuple(
+            ground.said(
+                _first(
+                    plan(pool, snapshot, ground.permissions),
+                    unread_checks(pool, snapshot, rereads or Rereads()),
+                )
+            )
+            for pool in pools
+        )
+
+
+def _first(plan: C, checks: list[Check]) -> C:
+    """The plan with these checks before its own: they say what its own were made without."""
+    if not checks:
+        return plan
+    # Every plan is a record, which a protocol cannot say.
+    return dataclasses.replace(plan, checks=(*checks, *plan.checks))  # type: ignore[type-var]

@@ -31,7 +31,7 @@ from kubectl_machinepool.kube.writing import apply_writes
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.restartrecord import made_before
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.checks import Check, Level
+from kubectl_machinepool.plans.checks import Check, Level, Rereads, nodes_unread
 from kubectl_machinepool.plans.deletetarget import Mode, Wanted
 from kubectl_machinepool.plans.restart import (
     RestartPlan,
@@ -43,6 +43,12 @@ from kubectl_machinepool.plans.writes import Batch
 
 # How often the pool is read again while a replacement is awaited.
 POLL = 5.0
+# What each round reads again (_readable, and each replacement's own plan): unreadable when the
+# restart is planned, a refusal, not a stop once the record is written.
+REREADS = Rereads(
+    nodes="before each replacement the restart judges from them which instances are unavailable",
+    infra="each replacement is planned from them, as delete-machine plans it",
+)
 
 
 @record
@@ -75,6 +81,7 @@ def plans_for(ground: planning.Ground, asked: Restart, *, ui: Callbacks) -> tupl
             pool, snapshot, asked.request, ground.now, permissions=allowed
         ),
         warn=ui.warn,
+        rereads=REREADS,
     )
     with planning.nothing_written():
         return tuple(_first_replacement(ground, plan, asked, ui) for plan in plans)
@@ -152,9 +159,7 @@ def _readable(snapshot: Snapshot, pool: PoolDescription) -> None:
         raise ClusterAccessError(snapshot.note_for(CAPI_GROUP, "Machine") or "cannot read Machines")
     if pool.infra_unread:
         raise ClusterAccessError(f"cannot read the infra pool of MachinePool {mp.name}")
-    nodes = snapshot.nodes_for(mp.namespace, mp.cluster)
-    if nodes is None or not nodes.read:
-        why = nodes.note if nodes is not None and nodes.note else "not read"
+    if why := nodes_unread(snapshot, mp.namespace, mp.cluster):
         raise ClusterAccessError(f"the Nodes of Cluster {mp.namespace}/{mp.cluster}: {why}")
 
 

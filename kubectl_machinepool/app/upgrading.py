@@ -17,7 +17,15 @@ from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.snapshot import Snapshot
+from kubectl_machinepool.plans.checks import Rereads
 from kubectl_machinepool.plans.upgrade import UpgradePlan, UpgradeRequest, plan_upgrade
+
+# Followed without its Nodes, a rollout is never done nor stuck: it would be waited for to the
+# timeout (forever by default), with the writes made.
+REREADS = Rereads(
+    nodes="the rollout the writes start is judged from them while it is followed, and would "
+    "never be seen done (--no-wait writes without following it)"
+)
 
 
 @record
@@ -28,6 +36,8 @@ class Upgrade:
     namespace: str | None  # None: a dump's, wherever the pools are
     request: UpgradeRequest
     workload_kubeconfig: str | None = None
+    # --wait: the rollout the writes start is followed, which needs the Nodes (REREADS).
+    follow: bool = True
 
 
 @record
@@ -50,7 +60,8 @@ def plans_for(
             pool, snapshot, asked.request, ground.now, plural=plural, permissions=allowed
         )
 
-    return plan_each(ground, asked, plan, warn=ui.warn if ui else None)
+    rereads = REREADS if asked.follow else None
+    return plan_each(ground, asked, plan, warn=ui.warn if ui else None, rereads=rereads)
 
 
 def follow_rollout(

@@ -1,5 +1,6 @@
-"""Whether the user may make a plan's writes, asked before anything is written: the plan shows
-each answer, and a refused one stops it (SelfSubjectAccessReview)."""
+"""Whether the user may make a plan's writes, and what its run reads by a watch, asked before
+anything is written: the plan shows each answer, and a refused one stops it
+(SelfSubjectAccessReview)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ def allowed(kube: Kube, attributes: dict[str, str]) -> bool:
     return (answer.get("status") or {}).get("allowed") is True
 
 
+def may(kube: Kube, access: Access) -> bool | None:
+    """Whether the user may: None when the server could not be asked (the plan says so)."""
+    try:
+        return allowed(kube, access.attributes)
+    except MachinePoolError:
+        return None
+
+
 def permissions(kube: Kube, writes: Iterable[Write]) -> dict[Access, bool | None]:
     """Each write's access: allowed or not, None when the server could not be asked."""
-    answers: dict[Access, bool | None] = {}
-    for write in writes:
-        try:
-            answers[write.access] = allowed(kube, write.access.attributes)
-        except MachinePoolError:
-            answers[write.access] = None  # could not ask: the plan says so
-    return answers
+    return {write.access: may(kube, write.access) for write in writes}

@@ -21,7 +21,13 @@ from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.restartrecord import STARTED, made_before, recorded_start
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.checks import Check, Level, permission_checks, refused
+from kubectl_machinepool.plans.checks import (
+    Check,
+    Level,
+    nodes_unread,
+    permission_checks,
+    refused,
+)
 from kubectl_machinepool.plans.writes import Access, Write, object_ref
 from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.providers.registry import infra_pool_of
@@ -127,8 +133,14 @@ def plan_restart(
     if begun is None and old and not checks:
         writes = (_record(raw, started),)
         checks += permission_checks(writes, permissions(writes))
+    elif begun is not None:
+        # Removing the record once every instance is new is a write too: asked now, not after
+        # the replacements.
+        last = (finished(raw),)
+        checks += permission_checks(last, permissions(last))
     unavailable = [i for i in pool.instances if i.node is None or i.node.ready is not True]
-    if unavailable and old:
+    # Nodes not read say nothing of readiness: the plan refuses for them (Rereads).
+    if unavailable and old and nodes_unread(snapshot, mp.namespace, mp.cluster) is None:
         checks.append(
             Check(
                 Level.WARNING,

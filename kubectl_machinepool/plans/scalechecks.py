@@ -149,6 +149,15 @@ def _state(pool: PoolDescription, snapshot: Snapshot, cluster: RawObject | None)
                 f"reconciliation is paused ({paused}): the new size is acted on once it is lifted",
             )
         )
+    ref = mp.infrastructure_ref
+    if pool.infra_unread and ref is not None:
+        checks.append(
+            Check(
+                Level.WARNING,
+                f"{ref.kind} {mp.namespace}/{ref.name} could not be read: whether it is paused "
+                "or being deleted is unknown",
+            )
+        )
     return checks
 
 

@@ -21,7 +21,7 @@ from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.rollout import pool_rollout
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.plans.checks import Check, permission_checks, refused
+from kubectl_machinepool.plans.checks import Check, nodes_unread, permission_checks, refused
 from kubectl_machinepool.plans.fieldpaths import merge_patch, values_at
 from kubectl_machinepool.plans.upgradechecks import preflight, semver
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
@@ -289,7 +289,8 @@ def plan_upgrade(
     writes = upgrade_writes(
         pool, request.version, fields.changes, pool_raw=pool_raw, infra_raw=infra_raw, plural=plural
     )
-    rollout = pool_rollout(pool, snapshot, now, ROLLOUT_WINDOW)
+    nodes_read = nodes_unread(snapshot, mp.namespace, mp.cluster) is None
+    rollout = pool_rollout(pool, snapshot, now, ROLLOUT_WINDOW, nodes_read)
     checks = [*preflight(pool, snapshot, rollout, request.version, request.force)]
     checks += permission_checks(writes, permissions(writes))
     planned = tuple(r for r in (pool_raw, infra_raw) if r)

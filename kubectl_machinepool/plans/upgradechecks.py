@@ -18,7 +18,7 @@ from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.rollout import DONE, PoolRollout
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.model.versionskew import control_plane, minor, skew_window
-from kubectl_machinepool.plans.checks import Check, Level
+from kubectl_machinepool.plans.checks import Check, Level, nodes_unread
 from kubectl_machinepool.providers.registry import infra_pool
 
 # The name a topology-owned pool has in the Cluster's spec.topology.workers.machinePools[].
@@ -130,6 +130,8 @@ def _topology(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
         return []
     cluster = snapshot.find(CAPI_GROUP, "Cluster", mp.namespace, mp.cluster)
     topology = text(dig(cluster, "spec", "topology", "version"))
+    if not snapshot.was_read(CAPI_GROUP, "Cluster"):
+        topology = "not read"  # the Cluster could not be read: unset would be a guess
     parts = [
         f"the topology controller owns this pool and would write back the version of Cluster "
         f"{mp.namespace}/{mp.cluster}'s spec.topology.version ({topology or 'unset'}): change "
@@ -148,6 +150,24 @@ def _topology(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
     return [Check(Level.REFUSED, "; ".join(parts))]
 
 
+def _unknown_rollout(rollout: PoolRollout, snapshot: Snapshot) -> str:
+    """A rollout judged without the Nodes: no instance's version or readiness is known, so it
+    is not done only where something else says so (its first reason is the Nodes, and every
+    instance of unknown version is so for want of them)."""
+    why = nodes_unread(snapshot, rollout.namespace, rollout.cluster)
+    unread = f"{rollout.waiting_for[0]} ({why})"
+    known = [w for w in rollout.waiting_for[1:] if not w.endswith("of unknown version")]
+    if known:
+        return (
+            f"the pool's current rollout is not done ({'; '.join(known[:2])}), and {unread}: a "
+            "new version now rolls over it"
+        )
+    return (
+        f"whether the pool's current rollout is done is unknown: {unread}, so no instance's "
+        "version or readiness is known"
+    )
+
+
 def _state(
     pool: PoolDescription, snapshot: Snapshot, rollout: PoolRollout, force: bool
 ) -> list[Check]:
@@ -162,7 +182,9 @@ def _state(
         found.append(f"MachinePool {mp.namespace}/{mp.name} is being deleted")
     if dig(cluster, "metadata", "deletionTimestamp"):
         found.append(f"Cluster {mp.namespace}/{mp.cluster} is being deleted")
-    if rollout.state != DONE:
+    if rollout.state != DONE and not rollout.nodes_read:
+        found.append(_unknown_rollout(rollout, snapshot))
+    elif rollout.state != DONE:
         why = "; ".join(rollout.waiting_for[:2])
         found.append(
             f"the pool's current rollout is {rollout.state}, not done ({why}): a new version "

@@ -179,6 +179,7 @@ def delete_machine_command(
             request_timeout=access.request_timeout,
             namespace=access.scope(kube.connection.namespace),
             selector=access.selector,
+            follow=carry.wait,
         )
         plan = plan_for(kube, asked, warn=env.warn)
         env.out(render_plan(plan, palette, width=env.width), nl=False, color=painted)

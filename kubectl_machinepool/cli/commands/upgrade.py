@@ -67,7 +67,9 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     help="An infra pool field's new value (VALUE empty clears it); repeatable",
 )
 @click.option(
-    "--force", is_flag=True, help="Go ahead although a pool is paused, deleting or still rolling"
+    "--force",
+    is_flag=True,
+    help="Go ahead although a pool is paused, deleting, or rolling (or not known to be done)",
 )
 @confirming.write_options
 @click.option(
@@ -149,7 +151,7 @@ def upgrade_command(
         source=source,
         dry_run=dry_run,
         plan=lambda ground, ns: upgrading.plans_for(
-            ground, upgrading.Upgrade(names, ns, request), ui=ui
+            ground, upgrading.Upgrade(names, ns, request, follow=wait), ui=ui
         ),
         render=render_plan,
         painted=env.color(color),
