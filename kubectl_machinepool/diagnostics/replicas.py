@@ -1,4 +1,5 @@
-"""Rules about replica counts and who sets them (R2, R3, R19, R24)."""
+"""Rules about replica counts and who sets them (R2, R3, R19, R24), and the autoscaler bounds
+that limit them."""
 
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def scaling_two_authorities(rule: Rule, pool: PoolDescription, ctx: Context) -> 
     mp = pool.pool
     if mp.phase != "Scaling" or not mp.replicas_managed_by:
         return
-    low, high = mp.autoscaler_bounds
-    if low is not None or high is not None:
+    if mp.autoscaler.annotated:
+        low, high = (_shown(n) for n in mp.autoscaler_bounds)
         message = (
             f"replicas-managed-by ({mp.replicas_managed_by}) and the cluster-autoscaler min/max "
             f"annotations ({low}..{high}) are both set: two authorities write spec.replicas"
@@ -58,10 +59,13 @@ def scaling_two_authorities(rule: Rule, pool: PoolDescription, ctx: Context) -> 
     yield rule.finding(pool, pool_subject(pool), message, severity=Severity.INFO)
 
 
+def _shown(bound: int | None) -> str:
+    return "?" if bound is None else str(bound)
+
+
 def replicas_fight(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     mp = pool.pool
-    low, high = mp.autoscaler_bounds
-    if not mp.replicas_managed_by and low is None and high is None:
+    if not mp.replicas_managed_by and not mp.autoscaler.annotated:
         return
     managers = sorted(replica_writes(ctx.raw_pool(pool)))
     if len(managers) > 1:
@@ -73,13 +77,25 @@ def replicas_fight(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[
 
 def replicas_out_of_bounds(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
     mp = pool.pool
-    low, high = mp.autoscaler_bounds
-    if mp.desired is None or (low is None and high is None):
+    bounds = mp.autoscaler
+    # Bounds the autoscaler cannot use are MP0303's: no size is in or out of them.
+    if mp.desired is None or not bounds.node_group:
         return
-    if (low is not None and mp.desired < low) or (high is not None and mp.desired > high):
+    if not bounds.minimum <= mp.desired <= bounds.maximum:
         message = (
             f"spec.replicas is {mp.desired}, outside the cluster-autoscaler bounds "
-            f"{'?' if low is None else low}..{'?' if high is None else high}"
+            f"{bounds.minimum}..{bounds.maximum}"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+
+
+def unusable_bounds(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    """Bounds cluster-autoscaler's clusterapi provider refuses, as model/autoscaler.py reads
+    them; the scale command refuses them too, unless --force."""
+    problems = pool.pool.autoscaler.problems
+    if problems:
+        message = (
+            f"cluster-autoscaler cannot use this pool's node-group bounds: {'; '.join(problems)}"
         )
         yield rule.finding(pool, pool_subject(pool), message)
 
@@ -186,13 +202,30 @@ RULES = [
         "R3",
         "spec.replicas outside the autoscaler bounds",
         Severity.WARNING,
-        "spec.replicas is below the cluster-autoscaler min-size or above its max-size annotation",
+        "spec.replicas is below the cluster-autoscaler min-size or above its max-size annotation, "
+        "on a pool the autoscaler takes as a node group (bounds it can use, max-size above 0)",
         "cluster-autoscaler does not act on such a node group unless it runs with "
         "--enforce-node-group-min-size; CAPA managed pools reject min/max changes that exclude it.",
         "Bring spec.replicas into the bounds, or fix the bounds (CAPA#5746: remove "
         "replicas-managed-by, set replicas, then min/max).",
         (CAPA + "5746",),
         replicas_out_of_bounds,
+    ),
+    Rule(
+        "MP0303",
+        "R3",
+        "Autoscaler bounds it cannot use",
+        Severity.ERROR,
+        "the cluster-autoscaler min-size or max-size annotation is not a whole number Go's "
+        "strconv.Atoi reads (an optional sign and ASCII digits within int64: not empty, no "
+        "spaces, no point or exponent), is negative, or max-size is below min-size (an absent "
+        "one counts as 0, so min-size alone above 0 is one)",
+        "cluster-autoscaler's clusterapi provider fails to build any node group while one pool's "
+        'bounds are invalid (it logs "error getting node groups"): it then scales none of the '
+        "pools it discovers, not only this one.",
+        "Set both annotations to whole numbers with min-size at most max-size, or remove both.",
+        (),
+        unusable_bounds,
     ),
     Rule(
         "MP1901",

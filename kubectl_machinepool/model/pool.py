@@ -27,6 +27,7 @@ from kubectl_machinepool.base.fields import (
 )
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import parse_time
+from kubectl_machinepool.model.autoscaler import AutoscalerBounds, autoscaler_bounds
 from kubectl_machinepool.model.conditions import Conditions, read_conditions
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.providers.registry import infra_pool
@@ -35,8 +36,6 @@ PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
 # The topology controller owns the pool: it writes the version from spec.topology.version.
 TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 REPLICAS_MANAGED_BY = "cluster.x-k8s.io/replicas-managed-by"
-AUTOSCALER_MIN = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
-AUTOSCALER_MAX = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
 
 @record
@@ -122,10 +121,14 @@ class MachinePool:
         return value or "(empty value)"
 
     @property
+    def autoscaler(self) -> AutoscalerBounds:
+        return autoscaler_bounds(self.annotations)
+
+    @property
     def autoscaler_bounds(self) -> tuple[int | None, int | None]:
-        return integer(self.annotations.get(AUTOSCALER_MIN)), integer(
-            self.annotations.get(AUTOSCALER_MAX)
-        )
+        """(min, max) as cluster-autoscaler reads them; None: unset, or a value it refuses."""
+        bounds = self.autoscaler
+        return bounds.low, bounds.high
 
     @property
     def has_machines(self) -> bool | None:

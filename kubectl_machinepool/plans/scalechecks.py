@@ -5,14 +5,16 @@ Someone else may own spec.replicas: an external autoscaler through
 cluster.x-k8s.io/replicas-managed-by (the provider copies the cloud's size into it), the
 topology controller (the Cluster's spec.topology.workers.machinePools[].replicas), or
 cluster-autoscaler between its min/max annotations (outside them only with --force, which says
-the autoscaler may change it back). A pool, infra pool or Cluster being deleted is refused; a
-paused one takes the size when it is resumed. Pure.
+the autoscaler may change it back; bounds it cannot use, unreadable, negative or contradictory,
+are refused the same way, as no size can be judged against them). A pool, infra pool or Cluster
+being deleted is refused; a paused one takes the size when it is resumed. Pure.
 """
 
 from __future__ import annotations
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping
+from kubectl_machinepool.model.autoscaler import AutoscalerBounds
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.snapshot import Snapshot
@@ -96,10 +98,12 @@ def _owners(pool: PoolDescription, cluster: RawObject | None) -> list[Check]:
 
 
 def _bounds(pool: PoolDescription, replicas: int, force: bool) -> list[Check]:
-    low, high = pool.pool.autoscaler_bounds
-    # cluster-autoscaler takes a MachinePool as a node group only with both annotations.
-    if low is None or high is None:
+    bounds = pool.pool.autoscaler
+    if bounds.problems:
+        return [_unreadable_bounds(bounds, force)]
+    if not bounds.node_group:
         return []
+    low, high = bounds.minimum, bounds.maximum
     if low <= replicas <= high:
         return [
             Check(
@@ -124,6 +128,18 @@ def _bounds(pool: PoolDescription, replicas: int, force: bool) -> list[Check]:
             "annotation, or --force (the autoscaler may change it back)",
         )
     ]
+
+
+def _unreadable_bounds(bounds: AutoscalerBounds, force: bool) -> Check:
+    """Bounds cluster-autoscaler refuses: no size can be judged against them, and until they are
+    fixed it scales none of the pools it discovers (model/autoscaler.py)."""
+    said = (
+        f"cluster-autoscaler cannot use this pool's node-group bounds: {'; '.join(bounds.problems)}"
+        " (it then sizes none of the pools it discovers)"
+    )
+    if force:
+        return Check(Level.WARNING, f"{said}; --force: going ahead without them")
+    return Check(Level.REFUSED, f"{said}; fix the annotations, or --force to scale anyway")
 
 
 def _state(pool: PoolDescription, snapshot: Snapshot, cluster: RawObject | None) -> list[Check]:

@@ -163,6 +163,11 @@ def replicas(count: int) -> Callable[[list[Obj]], None]:
     return lambda objects: pool(objects)["spec"].update(replicas=count)
 
 
+def autoscaler_min(value: str) -> Callable[[list[Obj]], None]:
+    key = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
+    return lambda objects: pool(objects)["metadata"]["annotations"].update({key: value})
+
+
 def infrastructure_not_ready(reason: str) -> Callable[[list[Obj]], None]:
     def change(objects: list[Obj]) -> None:
         set_legacy(
@@ -570,6 +575,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP0201": (("aks-managed", scaling_with_two_authorities, {}), ("aks-managed", chain(scaling_with_two_authorities, running), {})),
     "MP0301": (("aws-asg", managers("manager", "argocd-controller"), {}), ("aws-asg", managers("manager"), {})),
     "MP0302": (("aws-asg", replicas(12), {}), ("aws-asg", replicas(10), {})),
+    "MP0303": (("aws-asg", autoscaler_min("1.0"), {}), ("aws-asg", autoscaler_min("+01"), {})),
     "MP0401": (("aws-asg", infrastructure_not_ready("WaitingForInfrastructure"), {}), ("aws-asg", brand_new_pool_waiting, {})),
     "MP0501": (("oci-instance-pool", oci_failure, {"capi": "v1.12.3"}), ("oci-instance-pool", oci_failure, {"capi": "v1.10.5"})),
     "MP0601": (("aws-asg", pool_failure("MachinePool infrastructure resource was not ready"), {"capi": "v1.10.5"}), ("aws-asg", both_failing, {"capi": "v1.10.5"})),

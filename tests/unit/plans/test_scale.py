@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.autoscalerbounds import MAX_SIZE, MIN_SIZE, unusable
 from support.objects import NOW
 from support.rollouts import find, objects_of
 from support.snapshots import snapshot_of
@@ -93,14 +94,43 @@ def test_cluster_autoscaler_bounds(replicas: int, force: bool, level: Level, phr
     assert any(phrase in m for m in said(found, level)), found.checks
 
 
-def test_one_bound_alone_is_no_node_group() -> None:
+def bounded(low: str | None, high: str | None) -> list[Obj]:
+    """aws-asg (3 replicas) with these annotations (None: absent)."""
     objects = objects_of("aws-asg", "v1beta2", healthy=True)
-    del find(objects, "MachinePool")["metadata"]["annotations"][
-        f"{CAPI}/cluster-api-autoscaler-node-group-max-size"
-    ]
-    found = plan(objects, 11)
+    annotations = find(objects, "MachinePool")["metadata"]["annotations"]
+    for key, value in ((MIN_SIZE, low), (MAX_SIZE, high)):
+        annotations.pop(key, None)
+        if value is not None:
+            annotations[key] = value
+    return objects
+
+
+def test_max_size_alone_is_a_node_group_from_zero() -> None:
+    found = plan(bounded(None, "10"), 5)
+    assert "cluster-autoscaler sizes this pool between 0 and 10" in said(found, Level.WARNING)[0]
+    assert plan(bounded(None, "10"), 11).refusals
+
+
+def test_min_size_at_zero_alone_is_no_node_group() -> None:
+    found = plan(bounded("0", None), 11)
     assert not [m for m in said(found, Level.WARNING) if "autoscaler" in m]
     assert found.refusals == ()
+
+
+@unusable(model=True)
+def test_bounds_the_autoscaler_cannot_use_refuse_unless_forced(
+    low: str | None, high: str | None, named: str
+) -> None:
+    [refusal] = plan(bounded(low, high), 3).refusals
+    assert refusal.startswith("cluster-autoscaler cannot use this pool's node-group bounds: ")
+    assert named in refusal
+    assert refusal.endswith("; fix the annotations, or --force to scale anyway")
+    assert "below its minimum" not in refusal
+    forced = plan(bounded(low, high), 3, force=True)
+    assert forced.refusals == ()
+    [warning] = [m for m in said(forced, Level.WARNING) if "node-group bounds" in m]
+    assert named in warning
+    assert warning.endswith("; --force: going ahead without them")
 
 
 @GENERATIONS
