@@ -6,11 +6,12 @@ never end. A pipe named on the command line is the exception (`-f <(kubectl get 
 FIFO the user feeds): it is read to its end, within the budget. A file found in an export's
 directory is not followed through a symlink.
 
-One Budget covers everything a command reads: the bytes read (a tarball's decompressed bytes,
-skipped ones included, so that no archive takes long to read) and the values held for parsing.
-Every JSON or YAML value but a document's first follows one of `{ [ , : -` or a line end, so
-counting those bytes bounds the values a parse makes, and its memory, before it runs (a small
-file of `{}` stands for many objects).
+A Budget bounds what an input may take: the bytes read (a tarball's decompressed bytes, skipped
+ones included, so that no archive takes long to read) and the values held for parsing. A dump
+has one for all its files and stdin; an export one for the whole bundle and one for each of its
+files, within it (bundlefiles.py). Every JSON or YAML value but a document's first follows one
+of `{ [ , : -` or a line end, so counting those bytes bounds the values a parse makes, and its
+memory, before it runs (a small file of `{}` stands for many objects).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
@@ -47,35 +49,47 @@ def mebibytes(size: int) -> str:
 
 @dataclass
 class Budget:
-    """What one command's input may still take: bytes read, values held for parsing."""
+    """What one input may still take: bytes read, values held for parsing. within: the larger
+    input this one is part of (an export, of one of its files), charged alike; its bytes are
+    checked where they are read, against what it has left."""
 
     source: str
+    max_bytes: int = MAX_BYTES
+    max_values: int = MAX_VALUES
+    within: Budget | None = None
+    hint: str = _HINT
     bytes_read: int = 0
     values: int = 0
 
     @property
     def bytes_left(self) -> int:
-        return MAX_BYTES - self.bytes_read
+        return self.max_bytes - self.bytes_read
 
     def too_large(self, what: str) -> MachinePoolError:
         return MachinePoolError(
-            f"cannot read {self.source}: {what}, over the {mebibytes(MAX_BYTES)} read at the most",
-            hint=_HINT,
+            f"cannot read {self.source}: {what}, over the {mebibytes(self.max_bytes)} read "
+            "at the most",
+            hint=self.hint,
         )
 
     def spend(self, size: int, held: bytes | str = b"") -> None:
         """size bytes read, of which held are kept to be parsed."""
+        self.count(size, values_in(held) if held else 0)
+
+    def count(self, size: int, values: int) -> None:
+        """size bytes read, values held for parsing."""
         self.bytes_read += size
-        if self.bytes_read > MAX_BYTES:
+        self.values += values
+        if self.bytes_read > self.max_bytes:
             raise self.too_large("more to read")
-        if held:
-            self.values += values_in(held)
-            if self.values > MAX_VALUES:
-                raise MachinePoolError(
-                    f"cannot read {self.source}: over {MAX_VALUES:,} JSON or YAML values, "
-                    "the most parsed",
-                    hint=_HINT,
-                )
+        if self.values > self.max_values:
+            raise MachinePoolError(
+                f"cannot read {self.source}: over {self.max_values:,} JSON or YAML values, "
+                "the most parsed",
+                hint=self.hint,
+            )
+        if self.within is not None:
+            self.within.count(size, values)
 
 
 _KINDS = {
@@ -127,6 +141,20 @@ def read_file(
 ) -> bytes:
     """A regular file's bytes (at most limit, and what the budget has left), or a pipe's when
     named on the command line (see _opened)."""
+    return b"".join(read_chunks(path, budget, named=named, follow=follow, limit=limit))
+
+
+def read_chunks(
+    path: str,
+    budget: Budget,
+    *,
+    named: bool = False,
+    follow: bool = True,
+    limit: int | None = None,
+    parsed: bool = True,
+) -> Iterator[bytes]:
+    """read_file's bytes a chunk at a time, as they are read. parsed: their values are counted
+    in the budget here (else the reader counts what it keeps)."""
     fd, info = _opened(path, named=named, follow=follow)
     try:
         if limit is not None and info.st_size > limit:
@@ -134,7 +162,14 @@ def read_file(
         if info.st_size > budget.bytes_left:
             what = "it" if path == budget.source else path
             raise budget.too_large(f"{what} is {mebibytes(info.st_size)}")
-        return _read_all(fd, path, budget, budget.bytes_left if limit is None else limit)
+        most = budget.bytes_left if limit is None else limit
+        size = 0
+        while chunk := os.read(fd, min(_CHUNK, most + 1 - size)):
+            budget.spend(len(chunk), chunk if parsed else b"")
+            size += len(chunk)
+            if size > most:
+                raise _over(path, most)
+            yield chunk
     except OSError as err:
         raise MachinePoolError(f"cannot read {path}: {err.strerror or err}") from err
     finally:
@@ -146,18 +181,6 @@ def _over(path: str, limit: int) -> MachinePoolError:
         f"cannot read {path}: larger than {mebibytes(limit)}",
         hint="pass the export as kubectl machinepool wrote it",
     )
-
-
-def _read_all(fd: int, path: str, budget: Budget, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := os.read(fd, min(_CHUNK, limit + 1 - size)):
-        budget.spend(len(chunk), chunk)
-        size += len(chunk)
-        if size > limit:
-            raise _over(path, limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def read_stdin(stdin: TextIO | None, budget: Budget) -> str:

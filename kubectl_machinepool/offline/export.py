@@ -2,10 +2,12 @@
 
 An export is a Snapshot written down: `manifest.yaml` (kind MachinePoolExport: when it was
 captured, the versions, the scope, what could not be read and why, which file holds which
-workload cluster), `management.json` (a List of the management cluster's objects) and one
+workload cluster), `management.json` (a List of the management cluster's objects, continued in
+management-2.json and on past OBJECTS_PER_FILE) and one
 `workload-N.json` per Cluster (a List of its Nodes and Node Events). Each object keeps only the
 fields the readers read (exportfields.py). Read back, it is the same Snapshot to every reader, so
-describe, diagnose and diff-metadata answer as they did at capture time.
+describe, diagnose and diff-metadata answer as they did at capture time; its Nodes are their
+states, as read live.
 
 Pure: documents in, documents out. Files are bundlefiles.py's.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +26,7 @@ from kubectl_machinepool.base.fields import RawObject, flag, items, mapping, str
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.model.states import NodeState, node_state
 from kubectl_machinepool.offline.exportfields import kept_fields
 
 API_VERSION = "kubectl-machinepool/v1alpha1"
@@ -32,6 +35,12 @@ MANIFEST = "manifest.yaml"
 MANAGEMENT = "management.json"
 # Cluster names are not file names (they are someone else's text): workloads are numbered.
 WORKLOAD_FILE = re.compile(r"workload-[1-9][0-9]{0,5}\.json")
+# The management cluster's objects past the first file's share go on in management-2.json and
+# on, each far under a file's bound (listfile.py): 50,000 Machines and infra machines take
+# 125 MB. A manifest naming more files than MAX_MANAGEMENT_FILES is not an export.
+MANAGEMENT_FILE = re.compile(r"management(-[1-9][0-9]{0,2})?\.json")
+OBJECTS_PER_FILE = 50_000
+MAX_MANAGEMENT_FILES = 100
 # Far more Clusters than a management cluster holds: a manifest listing more is not an export.
 MAX_WORKLOADS = 5000
 
@@ -61,7 +70,12 @@ def documents_of(
     snapshot: Snapshot, *, captured: datetime, scope: Scope, versions: Versions
 ) -> dict[str, dict[str, Any]]:
     """The export's documents by file name."""
-    files: dict[str, dict[str, Any]] = {MANAGEMENT: _object_list(snapshot.objects)}
+    parts = [
+        snapshot.objects[at : at + OBJECTS_PER_FILE]
+        for at in range(0, max(len(snapshot.objects), 1), OBJECTS_PER_FILE)
+    ]
+    management = [MANAGEMENT, *(f"management-{n}.json" for n in range(2, len(parts) + 1))]
+    files = {name: _object_list(part) for name, part in zip(management, parts, strict=True)}
     workloads = []
     for index, workload in enumerate(snapshot.workloads, start=1):
         entry: dict[str, Any] = {
@@ -103,6 +117,8 @@ def documents_of(
         "workloads": workloads,
         "redacted": False,
     }
+    if len(management) > 1:  # one file, as earlier versions wrote, needs no list
+        manifest["managementFiles"] = management
     return {MANIFEST: manifest, **files}
 
 
@@ -179,6 +195,20 @@ def _invalid(what: str) -> MachinePoolError:
     )
 
 
+def management_files(manifest: RawObject) -> list[str]:
+    """The files of the management cluster's objects, in order (management.json alone unless
+    the manifest lists more)."""
+    names = manifest.get("managementFiles", [MANAGEMENT])
+    if not isinstance(names, list) or not 0 < len(names) <= MAX_MANAGEMENT_FILES:
+        raise _invalid(f"managementFiles is not a list of 1 to {MAX_MANAGEMENT_FILES} files")
+    for name in names:
+        if not isinstance(name, str) or not MANAGEMENT_FILE.fullmatch(name):
+            raise _invalid(f"management file {name!r}")
+    if len(set(names)) != len(names):
+        raise _invalid("managementFiles names a file twice")
+    return names
+
+
 def workload_files(manifest: RawObject) -> list[str]:
     """The workload files the manifest names (each checked to be a plain numbered name)."""
     workloads = manifest.get("workloads")
@@ -195,28 +225,48 @@ def workload_files(manifest: RawObject) -> list[str]:
     return names
 
 
-def _objects(listed: dict[str, list[RawObject]], name: str) -> list[RawObject]:
-    if name not in listed:
-        raise MachinePoolError(f"the export holds no {name}", hint="export again")
-    return listed[name]
+@record(slots=False)
+class WorkloadFile:
+    """What the readers take of a workload file: its Nodes' states and its Events."""
+
+    states: tuple[NodeState, ...]
+    events: tuple[RawObject, ...]
 
 
-def _workload(entry: dict[str, Any], listed: dict[str, list[RawObject]]) -> WorkloadNodes:
-    objects = _objects(listed, entry["file"]) if isinstance(entry.get("file"), str) else None
-    nodes = events = None
-    if objects is not None:
-        nodes = tuple(o for o in objects if o.get("kind") == "Node" and o.get("apiVersion") == "v1")
-        if entry.get("eventsRead") is True:
-            events = tuple(o for o in objects if o.get("kind") == "Event")
+def workload_file(objects: Iterable[RawObject]) -> WorkloadFile:
+    """A workload file's objects as they are read: each Node made into its state and not kept,
+    as live reads do (kube/workload.py), so that a fleet's Nodes are never held all at once."""
+    states, events = [], []
+    for obj in objects:
+        kind = obj.get("kind")
+        if kind == "Node" and obj.get("apiVersion") == "v1":
+            states.append(node_state(obj))
+        elif kind == "Event":
+            events.append(obj)
+    return WorkloadFile(tuple(states), tuple(events))
+
+
+def _missing(name: str) -> MachinePoolError:
+    return MachinePoolError(f"the export holds no {name}", hint="export again")
+
+
+def _workload(entry: dict[str, Any], files: Mapping[str, WorkloadFile]) -> WorkloadNodes:
+    name = entry.get("file")
+    found = None
+    if isinstance(name, str):
+        if name not in files:
+            raise _missing(name)
+        found = files[name]
     tokens = entry.get("tokenSecrets")
     return WorkloadNodes(
         text(entry.get("namespace")),
         text(entry.get("cluster")),
-        nodes,
+        None,
         text(entry.get("note")),
         token_secrets=None if not isinstance(tokens, list) else strings(tokens),
         unreachable=flag(entry.get("unreachable")) is True,
-        events=events,
+        states=None if found is None else found.states,
+        events=found.events if found is not None and entry.get("eventsRead") is True else None,
     )
 
 
@@ -228,8 +278,13 @@ def _pairs(value: Any, *keys: str) -> Iterator[tuple[str, ...]]:
         yield found
 
 
-def snapshot_of(manifest: RawObject, listed: dict[str, list[RawObject]]) -> Snapshot:
-    """The Snapshot an export holds. listed: each file's objects by file name."""
+def snapshot_of(
+    manifest: RawObject,
+    management: Mapping[str, Sequence[RawObject]],
+    workloads: Mapping[str, WorkloadFile],
+) -> Snapshot:
+    """The Snapshot an export holds: its manifest, the objects of each management file and
+    what was taken of each workload file, by file name."""
     captured = parse_time(manifest.get("capturedAt"))
     if captured is None:
         raise _invalid("capturedAt is not an RFC 3339 time")
@@ -244,11 +299,16 @@ def snapshot_of(manifest: RawObject, listed: dict[str, list[RawObject]]) -> Snap
     unread_notes = [
         (g, k, n) for g, k, n in _pairs(manifest.get("unreadNotes"), "group", "kind", "note")
     ]
-    workloads = [_workload(entry, listed) for entry in items(manifest.get("workloads"))]
+    objects: list[RawObject] = []
+    for name in management_files(manifest):
+        if name not in management:
+            raise _missing(name)
+        objects += management[name]
+    read = [_workload(entry, workloads) for entry in items(manifest.get("workloads"))]
     return Snapshot(
-        objects=tuple(_objects(listed, MANAGEMENT)),
+        objects=tuple(objects),
         notes=tuple(notes),
-        workloads=tuple(workloads),
+        workloads=tuple(read),
         unread=tuple(unread),
         unread_notes=tuple(unread_notes),
         secrets_scope=scope,

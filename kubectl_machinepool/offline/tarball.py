@@ -38,19 +38,19 @@ class _Stream:
         self._gzip = gzip.GzipFile(fileobj=raw, mode="rb")
         self.budget = budget
 
-    def read(self, size: int, *, keep: bool = False, parsed: bool = False) -> bytes:
-        """size bytes, kept or skipped (parsed: kept to be parsed, its values counted); a short
-        read is a truncated archive."""
-        chunks = []
+    def read(self, size: int, *, keep: bool = False) -> bytes:
+        """size bytes, kept or skipped; a short read is a truncated archive."""
+        return b"".join([chunk for chunk in self.chunks(size) if keep])
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        """size bytes a chunk at a time, each counted in the budget."""
         while size > 0:
             chunk = self._gzip.read(min(size, _CHUNK))
             if not chunk:
                 raise EOFError("the archive ends inside a member")
-            self.budget.spend(len(chunk), chunk if parsed else b"")
+            self.budget.spend(len(chunk))
             size -= len(chunk)
-            if keep or parsed:
-                chunks.append(chunk)
-        return b"".join(chunks)
+            yield chunk
 
     def header(self) -> bytes:
         """The next 512-byte header; empty where the archive's data ends."""
@@ -142,10 +142,17 @@ class _Extended:
 
 
 def members(
-    raw: BinaryIO, source: str, budget: Budget, wanted: Callable[[str], int | None]
-) -> Iterator[tuple[str, bytes]]:
-    """(name, content) of each regular member that wanted gives a size bound (None: skipped),
-    in the archive's order. Raises ValueError, EOFError or OSError on a malformed archive."""
+    raw: BinaryIO,
+    source: str,
+    budget: Budget,
+    wanted: Callable[[str], int | None],
+    *,
+    largest: int,
+) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """(name, content a chunk at a time) of each regular member that wanted gives a size bound
+    (None: skipped), in the archive's order; what the caller leaves of a member is skipped when
+    it asks for the next. No member may claim more than largest. Raises ValueError, EOFError
+    or OSError on a malformed archive."""
     stream = _Stream(raw, budget)
     extended = _Extended()
     for _ in range(MAX_MEMBERS):
@@ -162,13 +169,21 @@ def members(
             continue
         if kind == b"S":
             raise ValueError(f"{name} is a GNU sparse file")
-        limit = wanted(name) if kind in _REGULAR else None
+        if size > largest:
+            raise _refused(
+                source, f"{name} claims {mebibytes(size)}, over the {mebibytes(largest)} of a file"
+            )
         if size > budget.bytes_left:
             raise budget.too_large(f"{name} claims {mebibytes(size)}")
+        limit = wanted(name) if kind in _REGULAR else None
         if limit is not None and size > limit:
             raise _refused(source, f"{name} is {mebibytes(size)}, over {mebibytes(limit)}")
-        content = stream.read(size, parsed=limit is not None)
+        if limit is None:
+            stream.read(_padded(size))
+            continue
+        content = stream.chunks(size)
+        yield name, content
+        for _ in content:
+            pass
         stream.read(_padded(size) - size)
-        if limit is not None:
-            yield name, content
     raise _refused(source, f"over {MAX_MEMBERS} entries, not an export")
