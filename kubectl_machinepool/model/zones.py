@@ -264,6 +264,31 @@ def delete_balance(
     )
 
 
+def _balanced(nodes: list[int], to: int) -> tuple[list[int], bool]:
+    """nodes at `to` in all, one instance at a time: each new one to the first emptiest zone,
+    each going one from the last fullest; and whether any such pick was among tied zones. Whole
+    levels at once, so a size of 2**31-1 costs a few steps per zone, not one per instance."""
+    after, tied = list(nodes), False
+    while (left := to - sum(after)) != 0:
+        growing = left > 0
+        level = min(after) if growing else max(after)
+        group = [i for i, n in enumerate(after) if n == level]
+        others = [n for n in after if n != level]
+        # Every zone at the level takes one step before any takes a second (or reaches the
+        # next level); the first pick of a round already chooses among len(group) zones.
+        tied = tied or len(group) > 1
+        gap = (min(others) - level if growing else level - max(others)) if others else abs(left)
+        rounds = min(gap, abs(left) // len(group))
+        step = 1 if growing else -1
+        if rounds:
+            for i in group:
+                after[i] += step * rounds
+            continue
+        for i in group[: abs(left)] if growing else group[::-1][: abs(left)]:
+            after[i] += step
+    return after, tied
+
+
 def scale_balance(
     zones: PoolZones | None, to: int, provider: Provider | None, infra: RawObject | None
 ) -> str | None:
@@ -273,16 +298,7 @@ def scale_balance(
     judged = zones.judged if zones is not None else ()
     if zones is None or len(judged) < 2:
         return None
-    after = [c.nodes for c in judged]
-    tied = False
-    while sum(after) != to:
-        growing = sum(after) < to
-        pick = min(after) if growing else max(after)
-        tied = tied or after.count(pick) > 1
-        if growing:
-            after[after.index(pick)] += 1
-        else:
-            after[len(after) - 1 - after[::-1].index(pick)] -= 1
+    after, tied = _balanced([c.nodes for c in judged], to)
     shown = ", ".join(f"{c.zone}={c.nodes} -> {n}" for c, n in zip(judged, after, strict=True))
     if tied:
         shown += " (or another of the zones tied, the group's choice)"

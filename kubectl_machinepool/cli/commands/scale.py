@@ -16,18 +16,22 @@ from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
 
+# spec.replicas is an int32: the API server cannot even decode a Scale with more ("no kind is
+# registered for the type v1.Scale"), so a larger size is a usage error here.
+SIZES = click.IntRange(min=0, max=2**31 - 1)
+
 
 @click.command("scale", context_settings=CONTEXT_SETTINGS)
 @poolnames.argument(required=True)
 @click.option(
     "--replicas",
-    type=click.IntRange(min=0),
+    type=SIZES,
     required=True,
     help="The new size (spec.replicas)",
 )
 @click.option(
     "--current-replicas",
-    type=click.IntRange(min=0),
+    type=SIZES,
     default=None,
     help="Precondition: scale only if spec.replicas is this now",
 )
