@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -118,12 +119,30 @@ def status_error(where: str, status: int, message: str) -> MachinePoolError:
 
 
 class Retry(Exception):
-    """A read that may be asked again, after `after` seconds (None: it may not)."""
+    """A failed request that may be asked again, after `after` seconds (None: it may not)."""
 
     def __init__(self, error: MachinePoolError, after: float | None) -> None:
         super().__init__(error.message)
         self.error = error
         self.after = after
+
+    def for_request(self, method: str, started: float, timeout: float | None) -> Retry:
+        """This failure of a request sent first at `started`. A write may be asked again only
+        after a 429, which the API server's rate limits (max-in-flight, priority and fairness)
+        answer before any handler runs, and only while the wait ends within the timeout all its
+        tries share: a 5xx, or a connection dropped, may come after etcd stored it (client-go
+        retries a write on a 5xx with Retry-After; this does not)."""
+        if method == "GET" or self.after is None:
+            return self
+        if self.error.status != 429:
+            return Retry(self.error, None)
+        if timeout is None or time.monotonic() + self.after < started + timeout:
+            return self
+        said = (
+            f"{self.error.message}; asked to try again in {duration(self.after)}, past the "
+            f"request timeout ({duration(timeout)})"
+        )
+        return Retry(self.error.restated(said), None)
 
 
 def retry_after(value: str | None) -> float | None:

@@ -141,21 +141,25 @@ class Kube:
     ) -> dict[str, Any]:
         """One API call; timeout, when given, replaces the connection's own. Reads are
         retried as client-go retries them: after a dropped connection and when the server asks
-        for it (429/5xx with Retry-After). Writes never are: whether a write took effect is for
-        the caller to find out. With items, a list answer's elements go one by one, as they
-        arrive, to the sink items() gives for each attempt, and the rest comes back;
-        managed_fields=False leaves the items' managedFields out."""
+        for it (429/5xx with Retry-After). A write only after a 429 with Retry-After, proof that
+        it was not processed, within the one timeout its tries share (Retry.for_request): whether
+        any other write took effect is for the caller to find out. With items, a list answer's
+        elements go one by one, as they arrive, to the sink items() gives for each attempt, and
+        the rest comes back; managed_fields=False leaves the items' managedFields out."""
         call = _Call(method, path, query, accept, body, content_type, managed_fields)
+        limit, started = self._timeout if timeout is None else timeout, time.monotonic()
         for attempt in range(READ_RETRIES + 1):
+            left = limit if method == "GET" or limit is None else started + limit - time.monotonic()
             try:
                 sink = items() if items is not None else None
-                return self._request(call, self._timeout if timeout is None else timeout, sink)
-            except Retry as retry:
-                if method != "GET" or attempt == READ_RETRIES or retry.after is None:
+                return self._request(call, left, sink)
+            except Retry as failed:
+                retry = failed.for_request(method, started, limit)
+                if attempt == READ_RETRIES or retry.after is None:
                     error = retry.error
                     if attempt:  # each try waited its own bounds: say how many there were
                         error = error.restated(f"{error.message} (tried {attempt + 1} times)")
-                    raise error from retry.__cause__
+                    raise error from failed.__cause__
                 time.sleep(retry.after)
         raise AssertionError("unreachable")  # the loop always returns or raises
 

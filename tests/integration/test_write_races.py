@@ -324,16 +324,21 @@ def test_a_machine_someone_else_deletes_keeps_its_bounded_drain(on_v1beta2: Stag
 # -- a 429 to a write -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("retry_after", ["\u00b2", "1"], ids=["superscript-two", "one-second"])
-def test_a_429_to_a_write_is_a_refusal_whatever_its_retry_after(
-    on_v1beta2: Stage, capsys, retry_after: str
+@pytest.mark.parametrize(
+    ("retry_after", "timeout"),
+    [("\u00b2", ()), ("1", ("--request-timeout", "1s"))],
+    ids=["superscript-two", "one-second-past-the-timeout"],
+)
+def test_a_429_to_a_write_is_a_refusal_unless_its_retry_after_fits(
+    on_v1beta2: Stage, capsys, retry_after: str, timeout: tuple[str, ...]
 ) -> None:
-    """A Retry-After of "²" passes str.isdigit() and once crashed float(); no write is sent
-    twice, whatever the server asks."""
+    """A Retry-After of "²" passes str.isdigit() and once crashed float(); one the request
+    timeout has no room for is not waited out (test_scale_bounds.py: one that fits is); no
+    write is sent twice."""
     stage = on_v1beta2
     stage.proxy.retry_after = retry_after  # type: ignore[assignment]
     stage.proxy.script(Rule(stage.is_delete, fault=Fault.TOO_MANY_REQUESTS))
-    result = stage.delete(capsys, "--replace", "--drain-timeout", "5m")
+    result = stage.delete(capsys, "--replace", "--drain-timeout", "5m", *timeout)
     assert_one_message(result)
     assert result.code == 1, result.err
     assert "too many requests" in result.err

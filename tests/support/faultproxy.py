@@ -285,7 +285,9 @@ class _Connection:
         self.tls.close()
 
 
-def status_body(code: int, reason: str, message: str) -> bytes:
+def status_body(code: int, reason: str, message: str, retry_after: object = 1) -> bytes:
+    """A Status as the API server sends it; a 429's details repeat its Retry-After when that
+    is a number, as the server's own do."""
     status = {
         "kind": "Status",
         "apiVersion": "v1",
@@ -295,8 +297,8 @@ def status_body(code: int, reason: str, message: str) -> bytes:
         "reason": reason,
         "code": code,
     }
-    if code == 429:
-        status["details"] = {"retryAfterSeconds": 1}
+    if code == 429 and isinstance(retry_after, int):
+        status["details"] = {"retryAfterSeconds": retry_after}
     return json.dumps(status).encode()
 
 
@@ -600,7 +602,8 @@ class FaultProxy:
         headers = [("Content-Type", "application/json")]
         if seen.fault is Fault.TOO_MANY_REQUESTS:
             headers.append(("Retry-After", str(self.retry_after)))
-        connection.respond(code, _REASON_PHRASE[code], headers, status_body(code, reason, message))
+        answer = status_body(code, reason, message, self.retry_after)
+        connection.respond(code, _REASON_PHRASE[code], headers, answer)
 
     def _forward(
         self, connection: _Connection, request: _Request, seen: Seen, release: threading.Event
