@@ -31,6 +31,7 @@ from kubectl_machinepool.app.options import RuleOptions
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import ConfigError, MachinePoolError, UsageError
 from kubectl_machinepool.base.inputfiles import Budget, decoded, read_file
+from kubectl_machinepool.base.kubeversion import version
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.ignoring import FLAG, Ignore
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
@@ -77,6 +78,11 @@ def rule_options(
 ) -> RuleOptions:
     """The rule options of a command that judges. ignore: --ignore's values as given; graces:
     the --NAME-grace flags' values by Thresholds field name, None where not given."""
+    if capi_version is not None and version(capi_version) is None:
+        # Read whole, as every version is: v1.10.3;x is not v1.10.3.
+        raise UsageError(
+            f"--capi-version {capi_version!r} is not a semantic version", hint="e.g. v1.10.3"
+        )
     ignores = flag_ignores(ignore)
     given = {
         name: timedelta(seconds=parse_duration(value, f"--{name}-grace") or 0)

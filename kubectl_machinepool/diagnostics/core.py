@@ -6,7 +6,6 @@ the clock) that returns findings. It never raises for "the cluster is unhealthy"
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import field, replace
 from datetime import datetime, timedelta
@@ -15,6 +14,7 @@ from typing import NamedTuple
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, strings, text
+from kubectl_machinepool.base.kubeversion import version
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import ClusterDescription, PoolDescription
@@ -70,10 +70,6 @@ class Finding:
     events: tuple[EventRecord, ...] = ()
 
 
-# ASCII digits, a few of them: int() of a 5000-digit tag from a dump would raise.
-_VERSION = re.compile(r"(?<![0-9])v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
-
-
 @record
 class CapiVersion:
     """The core controller's version, and where it was read (image tag, flag), if known."""
@@ -83,11 +79,9 @@ class CapiVersion:
 
     @classmethod
     def parse(cls, text: str | None, source: str) -> CapiVersion:
-        match = _VERSION.search(text or "")
-        if not match:
-            return cls(None, source)
-        major, minor, patch = (int(g) for g in match.groups())
-        return cls((major, minor, patch), source)
+        """The tag or flag read whole as a semantic version (base/kubeversion.py)."""
+        found = version(text)
+        return cls(found.core if found else None, source)
 
     @property
     def known(self) -> bool:

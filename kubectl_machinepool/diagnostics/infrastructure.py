@@ -19,7 +19,7 @@ from kubectl_machinepool.diagnostics.core import (
 )
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.listing import targets_off
-from kubectl_machinepool.model.versionskew import minor
+from kubectl_machinepool.model.versionskew import minor, release_minor
 from kubectl_machinepool.providers.registry import infra_pool_of
 from kubectl_machinepool.providers.targets import Target
 
@@ -189,7 +189,7 @@ def version_image_mismatch(rule: Rule, pool: PoolDescription, ctx: Context) -> I
         for t in off
     )
     message = f"the pool template wants {wanted} but {evidence}"
-    off_minors = {m for t in off if (m := minor(t.version)) is not None}
+    off_minors = {m for t in off if (m := release_minor(t.version)) is not None}
     if split := _kubelet_split(pool, wanted_minor, off_minors):
         message += f"; the pool's kubelets are split: {split}"
     yield rule.finding(pool, pool_subject(pool), message, action=_two_steps(pool, off))

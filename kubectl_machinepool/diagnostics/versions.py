@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.kubeversion import release, shown, unparseable
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     Context,
@@ -18,7 +19,13 @@ from kubectl_machinepool.diagnostics.core import (
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import same_version
 from kubectl_machinepool.model.rollout import OLD, last_change, pool_rollout, provider_rolling
-from kubectl_machinepool.model.versionskew import control_plane, minor, skew_window
+from kubectl_machinepool.model.versionskew import (
+    control_plane,
+    minor,
+    release_minor,
+    skew_window,
+    unparseable_versions,
+)
 
 # A finding names this many of the instances that hold a rollout; the rest are counted.
 HELD_NAMED = 5
@@ -35,7 +42,13 @@ def upgrade_not_done(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterato
     desired = mp.desired_version
     ready = mp.conditions.get("Ready")
     settled = mp.generation is not None and mp.generation == mp.observed_generation
-    if not desired or not settled or ready is None or ready.status != "True":
+    if (
+        not desired
+        or unparseable(desired)
+        or not settled
+        or ready is None
+        or ready.status != "True"
+    ):
         return
     lead = "observedGeneration is current and Ready is True"
     if ctx.nodes is None:
@@ -109,7 +122,7 @@ def version_skew(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Fi
     if plane is None or wanted is None or pool_minor is None:
         return
     kind, current = plane.kind, plane.current
-    cp_minor = minor(current)
+    cp_minor = release_minor(current)
     if cp_minor is None:
         return
     window = skew_window(cp_minor)
@@ -151,6 +164,39 @@ def version_skew(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Fi
             f"plane ({kind} at {current})"
         )
         yield rule.finding(pool, pool_subject(pool), message, instances=tuple(older))
+
+
+def versions_unparseable(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
+    """Each version the pool is judged by that is no semantic version, read whole: never the
+    version it begins with (base/kubeversion.py)."""
+    for where, value in unparseable_versions(pool.pool):
+        message = (
+            f"{where} is {shown(value)}, not a semantic version: the pool's rollout, skew and "
+            "upgrades cannot be judged"
+        )
+        yield rule.finding(pool, pool_subject(pool), message)
+    kubelets = [
+        (i.node.name, v)
+        for i in pool.instances
+        if i.node and unparseable(v := i.node.kubelet_version)
+    ]
+    if kubelets:
+        said = names(f"{name} ({shown(v or '')})" for name, v in kubelets)
+        message = f"Nodes {said} report a kubeletVersion that is not a semantic version"
+        yield rule.finding(
+            pool,
+            pool_subject(pool),
+            message,
+            severity=Severity.WARNING,
+            instances=tuple(name for name, _ in kubelets),
+        )
+    plane = control_plane(ctx.snapshot, ctx.cluster.namespace, ctx.cluster.name)
+    if plane is not None and plane.current and release(plane.current) is None:
+        message = (
+            f"the control plane ({plane.kind}) reports version {shown(plane.current)}, not a "
+            "semantic version: the pool's skew cannot be checked"
+        )
+        yield rule.finding(pool, pool_subject(pool), message, severity=Severity.WARNING)
 
 
 def topology_version_strings(rule: Rule, pool: PoolDescription, ctx: Context) -> Iterator[Finding]:
@@ -208,6 +254,17 @@ RULES = [
         "Upgrade the control plane first and hold pool version changes until it is stable; keep kubeadm pools on the control plane's minor.",
         (CAPI + "12732", CAPI + "14089"),
         version_skew,
+    ),
+    Rule(
+        "MP1202",
+        "R12b",
+        "Version is not a semantic version",
+        Severity.ERROR,
+        "the pool's spec.template.spec.version (and the version field of an infra pool whose provider deploys its own, OKE's and ROSA's spec.version) read whole as a semantic version: a leading v optional, pre-release and build metadata allowed (v1.33.4-eks-1a2b3c, v1.33.4+k3s1); anything else (v1.34.0;$(id), a control character, v1.34, 1.34.0-, a 40-digit number) is an error, never read as the version it begins with; as warnings, Nodes whose kubeletVersion is none, and a control plane version that is none (EKS's minor alone, 1.33, is one)",
+        "Cluster API's webhook takes a MachinePool version only as a semantic version with a leading v, and refuses every later update of a pool that holds another; nothing can be compared with it, so rollout status never calls the rollout done, upgrade refuses the pool and the skew is not checked.",
+        "Set spec.template.spec.version to the release the pool runs (e.g. v1.33.4) with kubectl patch, the webhook in place; find who wrote the value in the pool's managedFields.",
+        (),
+        versions_unparseable,
     ),
     Rule(
         "MP2501",

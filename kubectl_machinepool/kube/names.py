@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_machinepool.base import kubeversion
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.kube.client import Kube
@@ -90,17 +91,21 @@ def namespaces(kube: Kube, _namespace: str | None, _pool: str | None) -> Values:
 
 def versions(kube: Kube, namespace: str | None, _pool: str | None) -> Values:
     """The Kubernetes versions the pools and the Clusters' topologies ask for: what upgrade is
-    usually given (the control plane's, after it moved first)."""
+    usually given (the control plane's, after it moved first), each a release --version takes."""
     found: dict[str, str] = {}
     for pool in _pools(kube, namespace):
-        version = text(dig(pool, "spec", "template", "spec", "version"))
-        if version:
+        if version := _release(dig(pool, "spec", "template", "spec", "version")):
             found.setdefault(version, f"MachinePool {dig(pool, 'metadata', 'name')}")
     for cluster in kube.list(_capi(kube, "Cluster", "clusters"), namespace):
-        version = text(dig(cluster, "spec", "topology", "version"))
-        if version:
+        if version := _release(dig(cluster, "spec", "topology", "version")):
             found[version] = f"Cluster {dig(cluster, 'metadata', 'name')} topology"
     return sorted(found.items())
+
+
+def _release(value: Any) -> str | None:
+    """The value, when it is a release read whole (base/kubeversion.py)."""
+    found = kubeversion.version(text(value))
+    return str(found) if found is not None and found.plain else None
 
 
 def set_paths(kube: Kube, namespace: str | None, _pool: str | None) -> Values:

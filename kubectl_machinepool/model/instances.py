@@ -9,12 +9,12 @@ providerID string (or, for a Machine, its nodeRef name first).
 from __future__ import annotations
 
 import functools
-import re
 from datetime import datetime
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, strings, text
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.kubeversion import release, same_release
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.pool import MachinePool
@@ -57,19 +57,13 @@ class Instance:
         return self.provider_id or ""
 
 
-_SEMVER_CORE = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
-
-
 @functools.lru_cache(maxsize=256)  # asked per Node; a pool's Nodes run a few versions
 def same_version(kubelet: str, desired: str) -> bool:
-    """Equal as far as both give major.minor(.patch): build suffixes (`-eks-1a2b3c`), a missing
-    `v` and a missing patch (CAPA reports `1.33` for v1.33.0) do not count."""
-    a, b = _SEMVER_CORE.match(kubelet), _SEMVER_CORE.match(desired)
-    if not a or not b:
-        return kubelet == desired
-    if a.group(3) is None or b.group(3) is None:
-        return a.groups()[:2] == b.groups()[:2]
-    return a.groups() == b.groups()
+    """Equal as far as both give major.minor(.patch), each read whole (base/kubeversion.py):
+    build suffixes (`-eks-1a2b3c`), a missing `v` and a missing patch (CAPA reports `1.33` for
+    v1.33.0) do not count. A value that is no version equals nothing."""
+    a, b = release(kubelet), release(desired)
+    return a is not None and b is not None and same_release(a, b)
 
 
 def _condition_phrase(what: str, cond: Condition | None) -> str:

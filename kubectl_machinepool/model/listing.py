@@ -21,7 +21,7 @@ from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.instances import same_version
 from kubectl_machinepool.model.pool import MachinePool
-from kubectl_machinepool.model.versionskew import minor
+from kubectl_machinepool.model.versionskew import minor, release_minor
 from kubectl_machinepool.providers.targets import Target
 
 
@@ -46,7 +46,8 @@ def targets_off(version: str | None, targets: Iterable[Target]) -> list[Target]:
     return [
         t
         for t in targets
-        if minor(t.version) != wanted or (t.deployed and not same_version(t.version, version))
+        if release_minor(t.version) != wanted
+        or (t.deployed and not same_version(t.version, version))
     ]
 
 

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
 from kubectl_machinepool.base.humanize import human_duration
+from kubectl_machinepool.base.kubeversion import shown, unparseable
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.conditions import Condition
@@ -149,7 +150,10 @@ def _instance(
         evidence.append("Node not read")
     elif not ran and machine is not None and machine.version:
         ran, source = machine.version, "Machine version (no Node)"
-    if ran:
+    if ran and (unparseable(ran) or unparseable(version)):
+        # Neither up to date nor old: no version to compare (base/kubeversion.py, MP1202).
+        evidence.append(f"{source} {ran}, target {version}: not both semantic versions")
+    elif ran:
         state = UP_TO_DATE if not version or same_version(ran, version) else OLD
         evidence.append(f"{source} {ran}" + ("" if state == UP_TO_DATE else f", target {version}"))
     elif nodes_read:
@@ -341,6 +345,12 @@ def pool_rollout(
         for i in pool.instances
     )
     waiting = []
+    # Its target no version, the rollout cannot be judged: never done, nor stuck.
+    judged = nodes_read and not unparseable(version)
+    if not judged and nodes_read:
+        waiting.append(
+            f"the pool's version to be a semantic version (it is {shown(version or '')})"
+        )
     if not nodes_read:
         waiting.append(f"the Nodes of Cluster {mp.namespace}/{mp.cluster} could not be read")
     for what, gen, seen in (
@@ -371,7 +381,7 @@ def pool_rollout(
         state = DONE
     elif pool.paused_by:
         state = PAUSED
-    elif nodes_read and last is not None and now - last > stuck_after:
+    elif judged and last is not None and now - last > stuck_after:
         state = STUCK
     else:
         state = PROGRESSING

@@ -7,21 +7,42 @@ MachinePools (only ClusterClass sequences upgrades), so diagnose and upgrade do.
 
 from __future__ import annotations
 
-import re
-
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import RawObject, dig, text
+from kubectl_machinepool.base.kubeversion import release, unparseable, version
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.conditions import read_conditions
+from kubectl_machinepool.model.pool import MachinePool
 from kubectl_machinepool.model.snapshot import Snapshot
-
-# ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
-_MINOR = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})(?![0-9])")
+from kubectl_machinepool.providers.registry import infra_pool
 
 
-def minor(version: str | None) -> tuple[int, int] | None:
-    match = _MINOR.match(version or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
+def minor(value: str | None) -> tuple[int, int] | None:
+    """The minor of a semantic version (a pool's, a kubelet's), read whole; None for anything
+    else, `v1.34` included."""
+    found = version(value)
+    return found.minor_release if found else None
+
+
+def release_minor(value: str | None) -> tuple[int, int] | None:
+    """The minor of a release as a control plane or a provider field names it: a version, or
+    its minor alone (EKS's `1.33`, AKS's orchestratorVersion)."""
+    found = release(value)
+    return found.minor_release if found else None
+
+
+def unparseable_versions(mp: MachinePool) -> list[tuple[str, str]]:
+    """(where, value) of each version the pool is judged by that is no semantic version: its
+    template's, and the one its infra pool's provider deploys instead (OKE's, ROSA's)."""
+    found = [("spec.template.spec.version", mp.version)]
+    ref = mp.infrastructure_ref
+    provider = infra_pool(ref.api_group, ref.kind) if ref else None
+    if ref is not None and provider is not None:
+        infra = f"{ref.kind} {mp.namespace}/{ref.name}"
+        found += [
+            (f"{infra} {f.path}", mp.infra_version) for f in provider.version_fields if f.deployed
+        ]
+    return [(where, value) for where, value in found if value and unparseable(value)]
 
 
 def skew_window(cp_minor: tuple[int, int]) -> int:

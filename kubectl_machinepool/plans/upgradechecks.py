@@ -9,15 +9,20 @@ change would be reverted); a pool or Cluster paused or deleting, or a rollout no
 
 from __future__ import annotations
 
-import re
-
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import dig, items, mapping, text
+from kubectl_machinepool.base.kubeversion import release, shown
+from kubectl_machinepool.base.kubeversion import version as version_of
 from kubectl_machinepool.model.conditions import read_conditions
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.rollout import DONE, PoolRollout
 from kubectl_machinepool.model.snapshot import Snapshot
-from kubectl_machinepool.model.versionskew import control_plane, minor, skew_window
+from kubectl_machinepool.model.versionskew import (
+    control_plane,
+    minor,
+    skew_window,
+    unparseable_versions,
+)
 from kubectl_machinepool.plans.checks import Check, Level, nodes_unread
 from kubectl_machinepool.providers.registry import infra_pool
 
@@ -28,12 +33,12 @@ HOLDS = (
     "topology.cluster.x-k8s.io/defer-upgrade",
     "topology.cluster.x-k8s.io/hold-upgrade-sequence",
 )
-_SEMVER = re.compile(r"v?([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})")
 
 
-def semver(version: str | None) -> tuple[int, int, int] | None:
-    match = _SEMVER.match(version or "")
-    return (int(match.group(1)), int(match.group(2)), int(match.group(3))) if match else None
+def semver(value: str | None) -> tuple[int, int, int] | None:
+    """major.minor.patch of a semantic version read whole; None for anything else."""
+    found = version_of(value)
+    return found.core if found else None
 
 
 def preflight(
@@ -44,11 +49,27 @@ def preflight(
     return tuple(checks)
 
 
+def _unparseable(pool: PoolDescription) -> list[Check]:
+    """A version that is no semantic version cannot be compared: not the skew, not a
+    downgrade, not when the rollout is done (MP1202). --force does not go past it."""
+    mp = pool.pool
+    return [
+        Check(
+            Level.REFUSED,
+            f"MachinePool {mp.namespace}/{mp.name}: {where} is {shown(value)}, not a semantic "
+            "version (MP1202): nothing about it can be judged; set it right by hand first",
+        )
+        for where, value in unparseable_versions(mp)
+    ]
+
+
 def _versions(pool: PoolDescription, snapshot: Snapshot, version: str) -> list[Check]:
     mp = pool.pool
-    now, target = semver(mp.version), semver(version)
+    if refused := _unparseable(pool):
+        return refused
+    now, asked = semver(mp.version), semver(version)
     checks = []
-    if now is not None and target is not None and target < now:
+    if now is not None and asked is not None and asked < now:
         checks.append(
             Check(
                 Level.REFUSED,
@@ -57,17 +78,28 @@ def _versions(pool: PoolDescription, snapshot: Snapshot, version: str) -> list[C
             )
         )
     plane = control_plane(snapshot, mp.namespace, mp.cluster)
-    cp = minor(plane.current) if plane else None
-    wanted = minor(version)
-    if plane is None or cp is None or wanted is None:
+    running = release(plane.current) if plane else None
+    target = version_of(version)
+    if plane is None or running is None or target is None:
+        said = (
+            f" ({plane.kind} says {shown(plane.current)}, not a semantic version)"
+            if plane is not None and plane.current and running is None
+            else ""
+        )
         checks.append(
-            Check(Level.WARNING, "the control plane's version is unknown: the skew is not checked")
+            Check(
+                Level.WARNING,
+                f"the control plane's version is unknown{said}: the skew is not checked",
+            )
         )
     else:
+        cp, wanted = running.minor_release, target.minor_release
         window = skew_window(cp)
         policy = f"Kubernetes {'1.28+' if window == 3 else 'pre-1.28'} skew policy"
         where = f"the control plane ({plane.kind}) at {plane.current}"
-        if (semver(version) or (0, 0, 0)) > (semver(plane.current) or (0, 0, 0)) and wanted >= cp:
+        # A control plane named by its minor alone (EKS's 1.33) runs that minor's patches.
+        newer = wanted > cp if running.patch is None else target.core > running.core
+        if newer:
             checks.append(
                 Check(
                     Level.REFUSED,

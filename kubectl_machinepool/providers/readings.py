@@ -11,28 +11,30 @@ from collections.abc import Callable
 from typing import Any
 
 from kubectl_machinepool.base.fields import RawObject, mapping, text
+from kubectl_machinepool.base.kubeversion import release, version
 from kubectl_machinepool.base.records import record
 
 # CAPZ's reference images live in this community gallery; their versions are Kubernetes
 # releases (azure/services/virtualmachineimages/images.go).
 CAPZ_REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
 
-# ASCII digits, a few of them: int() of a 5000-digit version from a dump would raise.
-_KUBERNETES = re.compile(r"v?([0-9]{1,4})\.([0-9]{1,4})(?:\.([0-9]{1,6}))?")
 # An EKS AMI release version for Amazon Linux: <kubernetes version>-<build date>.
 _EKS_RELEASE = re.compile(r"([0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,6})-[0-9]{8}")
 # CAPZ's reference images in the deprecated cncf-upstream/capi offer: 1MM.patch.date.
 _CAPI_OFFER = re.compile(r"1([0-9]{2})\.([0-9]{1,6})\.[0-9]{8}")
 # CAPG's default image family ends in k8s-v<major>-<minor>.
-_CAPG_FAMILY = re.compile(r"k8s-v([0-9]{1,4})-([0-9]{1,4})")
+_CAPG_FAMILY = re.compile(r"k8s-v([1-9][0-9]{0,3})-(0|[1-9][0-9]{0,3})\Z")
 # Amazon Linux AMI types carry release versions named after the Kubernetes release; Bottlerocket
 # and Windows release versions do not. Absent, CAPA defaults the type to AL2_x86_64.
 _EKS_VERSIONED_AMI_TYPES = ("AL2_", "AL2023_")
 
 
 def _kubernetes(value: str, _parent: dict[str, Any], _infra: RawObject) -> str | None:
-    match = _KUBERNETES.fullmatch(value)
-    return ".".join(g for g in match.groups() if g is not None) if match else None
+    """A release, or its minor alone (AKS takes `1.33`), read whole: major.minor[.patch]."""
+    found = release(value)
+    if found is None or not found.plain:
+        return None
+    return ".".join(str(n) for n in (found.major, found.minor, found.patch) if n is not None)
 
 
 def _eks_release(value: str, _parent: dict[str, Any], infra: RawObject) -> str | None:
@@ -49,8 +51,8 @@ def _reference_gallery(value: str, parent: dict[str, Any], _infra: RawObject) ->
     gallery = text(parent.get("gallery")) or ""
     if not gallery.startswith(CAPZ_REFERENCE_GALLERY):
         return None
-    match = _KUBERNETES.fullmatch(value)
-    return value.removeprefix("v") if match and match.group(3) is not None else None
+    found = version(value)
+    return value.removeprefix("v") if found is not None and found.plain else None
 
 
 def _capi_offer(value: str, parent: dict[str, Any], _infra: RawObject) -> str | None:

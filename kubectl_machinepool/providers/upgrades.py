@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubectl_machinepool.base.fields import text
+from kubectl_machinepool.base.kubeversion import version
 from kubectl_machinepool.base.records import record
 
 
@@ -29,9 +30,9 @@ class Derivation:
 
 # CAPZ's reference images (azure/services/virtualmachineimages/images.go, DefaultPublicGalleryName).
 _CAPZ_REFERENCE_GALLERY = "ClusterAPI-f72ceb4f"
-_CAPG_FAMILY = re.compile(r"k8s-v[0-9]{1,4}-[0-9]{1,4}")
-_KINDEST = re.compile(r"kindest/node:v[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,6}")
-_SEMVER = re.compile(r"v?([0-9]{1,4})\.([0-9]{1,4})\.([0-9]{1,6})")
+# CAPG's default family ends in the release's minor (providers/readings.py reads it so).
+_CAPG_FAMILY = re.compile(r"k8s-v[1-9][0-9]{0,3}-(?:0|[1-9][0-9]{0,3})\Z")
+_KINDEST = "kindest/node:"
 
 
 def _without_v(target: str, _current: str, _parent: dict[str, Any]) -> str | None:
@@ -55,18 +56,19 @@ def _reference_gallery(target: str, _current: str, parent: dict[str, Any]) -> st
 def _capg_family(target: str, current: str, _parent: dict[str, Any]) -> str | None:
     """A family named after the release's minor (CAPG's default capi-ubuntu-…-k8s-v1-33): the
     same family for the new minor; one named otherwise is one's own."""
-    match = _SEMVER.fullmatch(target)
-    if match is None or not _CAPG_FAMILY.search(current):
+    found = version(target)
+    if found is None or not _CAPG_FAMILY.search(current):
         return None
-    return _CAPG_FAMILY.sub(f"k8s-v{match.group(1)}-{match.group(2)}", current, count=1)
+    return _CAPG_FAMILY.sub(f"k8s-v{found.major}-{found.minor}", current, count=1)
 
 
 def _kindest_node(target: str, current: str, _parent: dict[str, Any]) -> str | None:
     """CAPD rolls only when a container's image changes (dockermachinepool_backend.go): a pinned
     kindest/node image takes the new release's tag; another image is one's own."""
-    if not _KINDEST.fullmatch(current):
+    pinned = version(current.removeprefix(_KINDEST)) if current.startswith(_KINDEST) else None
+    if pinned is None or not pinned.plain or not pinned.prefixed:
         return None
-    return "kindest/node:v" + target.removeprefix("v")
+    return _KINDEST + "v" + target.removeprefix("v")
 
 
 WITHOUT_V = Derivation("the release without its v", _without_v)

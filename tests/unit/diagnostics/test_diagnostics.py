@@ -168,6 +168,10 @@ def autoscaler_min(value: str) -> Callable[[list[Obj]], None]:
     return lambda objects: pool(objects)["metadata"]["annotations"].update({key: value})
 
 
+def pool_version(value: str) -> Callable[[list[Obj]], None]:
+    return lambda objects: pool(objects)["spec"]["template"]["spec"].update(version=value)
+
+
 def infrastructure_not_ready(reason: str) -> Callable[[list[Obj]], None]:
     def change(objects: list[Obj]) -> None:
         set_legacy(
@@ -597,6 +601,7 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP1101": (("azure-vmss", upgrade_reported_done(2), {}), ("azure-vmss", upgrade_reported_done(1), {})),
     "MP1102": (("azure-vmss", None, {}), ("azure-vmss", None, {"healthy": True})),
     "MP1201": (("aws-asg", control_plane("v1.32.5"), {}), ("aws-asg", control_plane("v1.33.4"), {})),
+    "MP1202": (("aws-asg", pool_version("v1.33.4;$(id)"), {}), ("aws-asg", pool_version("v1.33.4+k3s1"), {})),
     "MP1301": (("eks-managed", oke_versions("v1.34.1"), {}), ("eks-managed", oke_versions("v1.33.5"), {})),
     "MP1401": (("capd", topology_bootstrap(HOUR_AGO), {}), ("capd", topology_bootstrap(T0), {})),
     "MP1501": (("capd", waiting_for_data_secret, {}), ("capd", None, {})),
