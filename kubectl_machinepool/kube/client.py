@@ -35,6 +35,7 @@ from kubectl_machinepool.kube.discovery import (
 )
 from kubectl_machinepool.kube.interruptible import Timeouts, timeouts
 from kubectl_machinepool.kube.resource import Resource
+from kubectl_machinepool.kube.serverclock import ServerClock
 from kubectl_machinepool.kube.transport import Answer, Headers, Transport
 from kubectl_machinepool.kube.watch import (
     WATCH_SLACK,
@@ -90,6 +91,8 @@ class Kube:
         self.chunk_size = chunk_size
         self._resources: dict[tuple[str, str], Resource] = {}
         self._capi_version: str | None = None
+        # The server's time as its answers' Date headers say: a restart's start is on it.
+        self.server_clock = ServerClock()
 
     @classmethod
     def connect(cls, access: AccessOptions) -> Kube:
@@ -170,6 +173,7 @@ class Kube:
         with transport_errors(self.where, bound):
             response = self._open(call, timeouts(timeout))
             status = response.status
+            self.server_clock.heard(response.headers.get("Date"))
             if item is not None and 200 <= status < 300:
                 return listed(
                     response,
