@@ -26,7 +26,7 @@ from kubectl_machinepool.plans.fieldpaths import merge_patch, values_at
 from kubectl_machinepool.plans.upgradechecks import preflight, semver
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
 from kubectl_machinepool.providers.registry import infra_pool
-from kubectl_machinepool.providers.upgrades import UpgradeField
+from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField
 from kubectl_machinepool.providers.upgrades import settable as settable_paths
 
 # How long a rollout may go without moving before it counts as stuck (rollout status's default).
@@ -84,13 +84,8 @@ def field_plan(
         return FieldPlan(
             (), (), (f"{obj} cannot be upgraded through Cluster API: {upgrade.unsupported}",)
         )
-    paths = settable_paths(upgrade)
-    if unknown := [path for path in sets if path not in paths]:
-        # A path misspelt would leave the field it meant to its derived value, unsaid.
-        which = f"it writes {', '.join(paths)}" if paths else "it writes none of its fields"
-        return FieldPlan(
-            (), (), (f"--set {unknown[0]} is no field upgrade writes on {obj}: {which}",)
-        )
+    if refusal := _sets_refused(obj, upgrade, sets):
+        return FieldPlan((), (), (refusal,))
     changes: list[FieldChange] = []
     follows: list[str] = []
     refusals: list[str] = []
@@ -137,6 +132,30 @@ def field_plan(
 
 def _own(fields: tuple[UpgradeField, ...]) -> set[str]:
     return {f.path for f in fields}
+
+
+def _sets_refused(obj: str, upgrade: Upgrade, sets: dict[str, str]) -> str | None:
+    """The first --set this kind does not take (plans/upgradesets.py judged the rest): a path
+    that is not its own (misspelt, it would leave the field it meant to its derived value,
+    unsaid), an empty value where clearing derives nothing, a value where only clearing does."""
+    paths = settable_paths(upgrade)
+    which = f"it writes {', '.join(paths)}" if paths else "it writes none of its fields"
+    valued = {f.path for f in (*upgrade.fields, upgrade.deployed) if f is not None}
+    cleared = {f.clear for f in upgrade.fields if f.clear}
+    for path, value in sets.items():
+        if path not in paths:
+            return f"--set {path} is no field upgrade writes on {obj}: {which}"
+        if not value and path not in cleared:
+            return (
+                f"--set {path}= would clear a field {obj}'s provider does not derive from the "
+                f"version: give its new value with --set {path}=VALUE"
+            )
+        if value and path not in valued:
+            return (
+                f"--set {path} takes only an empty value on {obj}: cleared, the provider "
+                f"derives it from the version (--set {path}=)"
+            )
+    return None
 
 
 def _field(

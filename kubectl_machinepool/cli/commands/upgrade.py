@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import click
@@ -10,6 +9,7 @@ import click
 from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
+from kubectl_machinepool.base.kubeversion import version as parse_version
 from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import (
     CONTEXT_SETTINGS,
@@ -23,29 +23,16 @@ from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.render.color import ColorMode
 
-_VERSION = re.compile(r"v?[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,6}")
-
 
 def _version(value: str) -> str:
-    if not _VERSION.fullmatch(value):
+    """A release read whole (base/kubeversion.py), written with its v as Cluster API's webhook
+    would default it."""
+    found = parse_version(value)
+    if found is None or not found.plain:
         raise UsageError(
             f"--version {value!r} is not a Kubernetes release", hint="e.g. --version v1.34.1"
         )
     return "v" + value.removeprefix("v")
-
-
-def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    found = []
-    for value in values:
-        path, equals, given = value.partition("=")
-        if not equals or not path:
-            raise UsageError(
-                f"--set {value!r} is not PATH=VALUE",
-                hint="e.g. --set spec.awsLaunchTemplate.ami.id=ami-0123456789abcdef0 (VALUE "
-                "empty clears the field)",
-            )
-        found.append((path, given))
-    return tuple(found)
 
 
 @click.command("upgrade", context_settings=CONTEXT_SETTINGS)
@@ -64,7 +51,8 @@ def _sets(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     multiple=True,
     metavar="PATH=VALUE",
     shell_complete=suggest.set_paths,
-    help="An infra pool field's new value (VALUE empty clears it); repeatable",
+    help="A version or image field of the infra pool, as the plan lists them, and its new value "
+    "(VALUE empty clears it where the provider derives it); each path once",
 )
 @click.option(
     "--force",
@@ -136,9 +124,10 @@ def upgrade_command(
     from kubectl_machinepool.app.carrying import DryRun
     from kubectl_machinepool.cli.commands.rollingout import Shown, fail
     from kubectl_machinepool.plans.upgrade import UpgradeRequest
+    from kubectl_machinepool.plans.upgradesets import parse_sets
     from kubectl_machinepool.render.upgradeplan import render_plan
 
-    request = UpgradeRequest(_version(version), _sets(sets), force)
+    request = UpgradeRequest(_version(version), parse_sets(sets), force)
     follow_for = parse_duration(timeout, "--timeout")
     window = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
     ui = confirming.callbacks(env, yes)
