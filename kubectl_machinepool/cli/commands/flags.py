@@ -390,6 +390,9 @@ def live_only(source: Source, flag: str) -> None:
         )
 
 
+_INT32_MAX = 2**31 - 1
+
+
 def drain_timeout(value: str | None) -> timedelta | None:
     """--drain-timeout as the Machine's spec.deletion.nodeDrainTimeoutSeconds takes it."""
     if not value:
@@ -399,5 +402,11 @@ def drain_timeout(value: str | None) -> timedelta | None:
         raise UsageError(
             f"--drain-timeout {value} would not bound the drain",
             hint="give at least 1s (Cluster API counts whole seconds; 0 means no limit)",
+        )
+    if seconds > _INT32_MAX:
+        # v1beta2 keeps it in an int32: the API server would refuse the write the plan lists.
+        raise UsageError(
+            f"--drain-timeout {value} is longer than a Machine's drain timeout can be",
+            hint=f"give at most {_INT32_MAX}s (about 68 years)",
         )
     return timedelta(seconds=seconds)
