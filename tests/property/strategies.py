@@ -532,3 +532,128 @@ def nested(depth: int, fmt: str) -> str:
         "kind: MachinePool\napiVersion: cluster.x-k8s.io/v1beta2\nmetadata:\n  name: deep\n"
         f"  labels: {{x: {value}}}\n"
     )
+
+
+# -- write commands: flag values and the annotations they judge ----------------------------------
+
+
+def argv_text() -> st.SearchStrategy[str]:
+    """Hostile text as a command line can carry it: no NUL (C strings), and of the surrogates
+    only the ones Python makes of bytes that are not UTF-8 (surrogateescape)."""
+    return st.one_of(hostile_text(False), st.sampled_from(["\udc80", "\udcff", "x\udce9"])).map(
+        lambda value: value.replace("\x00", "")
+    )
+
+
+DURATION_EDGES = ["0", "1s", "10m", "1h30m", "300", "500ms", "1.5m", "-1s", "", " ", "abc", "10x",
+                  "1e9h", "2562047h", "2562048h", "9" * 30 + "s", "1m1m", "٣s", "1_0s"]  # fmt: skip
+VERSION_EDGES = ["v1.34.1", "1.34.1", "v1.34.0", "v1.33.4", "v1.35.0", "v2.0.0", "v1.34", "v1",
+                 "v1.34.0;$(id)", "v1.34.0\x1b[2J", "v1.34.1-rc.1", "v1.34.1+build.1", " v1.34.1",
+                 "v01.34.1", "V1.34.1", "v1.34.1\n", "v9999.9999.999999", "v٣.34.1", ""]  # fmt: skip
+# Sizes as a command line spells them: kubectl takes an int32, Python's int() a good deal more.
+COUNT_EDGES = ["0", "1", "2", "3", "5", "-1", str(2**31 - 1), str(2**31), str(2**63), "9" * 30,
+               "-0", "+3", "1.5", "", "abc", "0x10", "1_0", "٣", " 3"]  # fmt: skip
+# What the size, pause, restart and autoscaler annotations may hold, well-formed or not.
+ANNOTATION_EDGES = ["", "-1", "0", "1", "2", "5", "abc", "1.0", "1e0", "9" * 30, "2099-01-01T00:00:00Z",
+                    "2026-11-29T14:00:00Z", "external-autoscaler", "MachinePool/x,Bogus/y"]  # fmt: skip
+
+
+def _mostly(usual: st.SearchStrategy[str], odd: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Three in four values usual, so that most command lines reach a plan."""
+    return st.integers(0, 3).flatmap(lambda n: odd if n == 0 else usual)
+
+
+def durations() -> st.SearchStrategy[str]:
+    return _mostly(
+        st.sampled_from(["0", "30s", "5m", "10m", "1h30m", "300"]),
+        st.one_of(
+            st.sampled_from(DURATION_EDGES),
+            st.integers(0, 10**12).map(lambda n: f"{n}m"),
+            argv_text(),
+        ),
+    )
+
+
+def versions() -> st.SearchStrategy[str]:
+    number = st.integers(0, 10**5)
+    return _mostly(
+        st.sampled_from(["v1.34.1", "v1.34.0", "v1.33.5", "1.35.0", "v1.32.0", "v1.36.2"]),
+        st.one_of(
+            st.sampled_from(VERSION_EDGES),
+            st.tuples(st.sampled_from(["v", ""]), number, number, number).map(
+                lambda p: f"{p[0]}{p[1]}.{p[2]}.{p[3]}"
+            ),
+            argv_text(),
+        ),
+    )
+
+
+def counts() -> st.SearchStrategy[str]:
+    return _mostly(
+        st.integers(0, 6).map(str),
+        st.one_of(st.sampled_from(COUNT_EDGES), st.integers(-(2**40), 2**40).map(str), argv_text()),
+    )
+
+
+def annotation_values() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.sampled_from([*ANNOTATION_EDGES, *TIME_EDGES]),
+        st.integers(-5, 10).map(str),
+        hostile_text(False),
+    )
+
+
+POOL_ANNOTATIONS = [
+    "cluster.x-k8s.io/paused",
+    "kubectl-machinepool/paused",
+    "kubectl-machinepool/restart-started",
+    "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size",
+    "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size",
+    "cluster.x-k8s.io/replicas-managed-by",
+]
+
+
+def _at(obj: Obj, *path: str) -> Obj:
+    """The mapping at path inside obj, made where missing."""
+    for key in path:
+        obj = obj.setdefault(key, {})
+    return obj
+
+
+def write_state(draw: st.DrawFn, objects: list[Obj]) -> str:
+    """What the write commands judge, made odd on one object: an annotation of the pool (its
+    autoscaler bounds, pause and restart records...), a pause on the infra pool or the Cluster,
+    the pool's version or size, a deletion under way, a Machine already marked for deletion.
+    Said back in a few words, for a failing example's report."""
+    obj = draw(st.sampled_from(objects))
+    kind = str(obj.get("kind"))
+    choices = {
+        "MachinePool": ["annotation", "version", "replicas", "deleting"],
+        "Cluster": ["paused", "spec.paused", "deleting"],
+        "Machine": ["marked"],
+    }.get(kind, ["paused"])
+    what = draw(st.sampled_from(choices))
+    value: object
+    if what == "annotation":
+        where, key = _at(obj, "metadata", "annotations"), draw(st.sampled_from(POOL_ANNOTATIONS))
+        value = draw(annotation_values())
+    elif what == "paused":
+        where, key = _at(obj, "metadata", "annotations"), POOL_ANNOTATIONS[0]
+        value = draw(st.sampled_from(["", "true"]))
+    elif what == "spec.paused":
+        where, key, value = _at(obj, "spec"), "paused", True
+    elif what == "marked":
+        where, key = _at(obj, "metadata", "annotations"), "cluster.x-k8s.io/delete-machine"
+        value = draw(annotation_values())
+    elif what == "deleting":
+        where, key = _at(obj, "metadata"), "deletionTimestamp"
+        value = draw(st.sampled_from(TIME_EDGES))
+    elif what == "version":
+        where, key, value = _at(obj, "spec", "template", "spec"), "version", draw(versions())
+    else:
+        # Within 64 bits: a dump with a larger number is refused whole, before any write.
+        edges = [n for n in INT_EDGES if abs(n) < 2**63]
+        where, key = _at(obj, "spec"), "replicas"
+        value = draw(st.sampled_from([*edges, *FLOAT_EDGES, "3", None]))
+    where[key] = value
+    return f"{kind} {obj['metadata'].get('name')} {key}={value!r}"
