@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     # A write sequence stopped part-way: the cluster is left changed, or a write's outcome is
     # unknown. The message names each object and what it holds.
     INCOMPLETE = 5
+    HANGUP = 129  # SIGHUP: the terminal went away
     INTERRUPTED = 130  # SIGINT, as shells report it
     BROKEN_PIPE = 141  # the reader of stdout went away: what a SIGPIPE death reports
     TERMINATED = 143  # SIGTERM
@@ -92,7 +93,7 @@ class IncompleteError(MachinePoolError):
 
 
 class Interrupted(BaseException):
-    """SIGINT or SIGTERM during writes, after the state left was worked out.
+    """SIGINT, SIGTERM or SIGHUP during writes, after the state left was worked out.
 
     A BaseException like KeyboardInterrupt, so no `except Exception` on the way swallows it.
     """

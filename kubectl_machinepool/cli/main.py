@@ -17,6 +17,7 @@ from kubectl_machinepool.cli.collector import rare_collections
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS
 from kubectl_machinepool.cli.environment import Environment, help_width
 from kubectl_machinepool.cli.pflag import KubectlGroup, persistent_options
+from kubectl_machinepool.kube.interrupts import exit_code, like_ctrl_c, stopped_by
 
 PROG = "kubectl machinepool"
 COMPLETE_VAR = "_KUBECTL_MACHINEPOOL_COMPLETE"
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
         colorama.just_fix_windows_console()
     env = Environment.from_process()
-    with rare_collections(restore=argv is not None):
+    with rare_collections(restore=argv is not None), like_ctrl_c():
         code = _run(argv, env)
     status = code if isinstance(code, int) else ExitCode.OK
     if argv is None:  # the console script: this process ends here, with what env kept
@@ -173,9 +174,10 @@ def _run(argv: list[str] | None, env: Environment) -> object:
             click.echo(scrub(f"hint: {hint}"), err=True)
         code = err.exit_code
     except click.Abort as err:
-        # click turns Ctrl-C into Abort; EOF at a prompt is the other cause.
+        # click turns Ctrl-C (and SIGTERM, SIGHUP: like_ctrl_c) into Abort; EOF at a prompt
+        # is the other cause.
         if isinstance(err.__cause__, KeyboardInterrupt):
-            code = ExitCode.INTERRUPTED
+            code = exit_code(stopped_by(err.__cause__))
         else:
             click.echo("Aborted.", err=True)
             code = ExitCode.ERROR
@@ -188,8 +190,8 @@ def _run(argv: list[str] | None, env: Environment) -> object:
         if err.report:
             click.echo(scrub(f"interrupted: {err.report}"), err=True)
         code = err.exit_code
-    except KeyboardInterrupt:
-        code = ExitCode.INTERRUPTED
+    except KeyboardInterrupt as err:
+        code = exit_code(stopped_by(err))
     return code
 
 

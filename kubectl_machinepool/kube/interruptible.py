@@ -1,5 +1,5 @@
 """How long a request may wait, and how it waits: each phase bounded, and answers read so
-that Ctrl-C is never lost while a request waits for one.
+that a stopping signal (Ctrl-C, SIGTERM, SIGHUP) is never lost while a request waits for one.
 
 Every phase has a bound, whatever --request-timeout says: a server that takes TCP connections and
 never speaks TLS held the plugin silent for as long as anyone let it run. A phase that passes its

@@ -1,8 +1,12 @@
-"""SIGINT and SIGTERM while writing: never leave the cluster in a state nobody is told about.
+"""SIGINT, SIGTERM and SIGHUP: never leave the cluster in a state nobody is told about.
 
-A signal during a request abandons it (its outcome is then read back); a signal before one stops
-before it is sent; while the state is worked out and taken back, further signals wait, and a
-second one gives up at once with what is known.
+Outside the writes, SIGTERM (a supervisor, `kill`) and SIGHUP (the terminal went away) stop a
+run exactly as Ctrl-C does: raised as a KeyboardInterrupt where the run is, so every wait and
+plan that says what it leaves on Ctrl-C says the same on them; only the exit code differs.
+During writes, a signal during a request abandons it (its outcome is then read back); a signal
+before one stops before it is sent; while the state is worked out and taken back, further
+signals wait, and a second one gives up at once with what is known. A signal the run was
+started ignoring (nohup's SIGHUP, a background job's SIGINT) stays ignored.
 """
 
 from __future__ import annotations
@@ -13,7 +17,73 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from kubectl_machinepool.base.errors import ExitCode
+from kubectl_machinepool.base.errors import ExitCode, Interrupted
+
+# The signals that stop a run, each with the exit code a shell reports for a death by it.
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_EXIT_CODES: dict[int, ExitCode] = {
+    signal.SIGINT: ExitCode.INTERRUPTED,
+    signal.SIGTERM: ExitCode.TERMINATED,
+    signal.SIGHUP: ExitCode.HANGUP,
+}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP outside the writes, raised where Python raises KeyboardInterrupt for
+    SIGINT: whatever stops cleanly on Ctrl-C stops the same way on these."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stopped_by(err: BaseException | None) -> int:
+    """The signal a KeyboardInterrupt stands for: Terminated's own, else SIGINT."""
+    return err.signum if isinstance(err, Terminated) else signal.SIGINT
+
+
+def _terminate(signum: int, _frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+def _install(signums: tuple[int, ...], handler: Any) -> dict[int, Any]:
+    """handler for each signal not ignored; the handlers it replaced, to restore."""
+    saved: dict[int, Any] = {}
+    for signum in signums:
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            continue
+        try:
+            saved[signum] = signal.signal(signum, handler)
+        except ValueError:  # not the main thread: signals stay as they are
+            break
+    return saved
+
+
+def _restore(saved: dict[int, Any]) -> None:
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+@contextmanager
+def like_ctrl_c() -> Iterator[None]:
+    """For one run: SIGTERM and SIGHUP raised as Terminated, which ends the run as Ctrl-C
+    does, instead of killing the process before it says what it leaves."""
+    saved = _install((signal.SIGTERM, signal.SIGHUP), _terminate)
+    try:
+        yield
+    finally:
+        _restore(saved)
+
+
+@contextmanager
+def before_writes() -> Iterator[None]:
+    """Planning a write: a stopping signal ends the command saying that nothing was written."""
+    try:
+        yield
+    except KeyboardInterrupt as err:
+        signum = stopped_by(err)
+        said = f"{signal_name(signum)} before any write: nothing was written"
+        raise Interrupted(exit_code(signum), said) from None
 
 
 class Abandon(BaseException):
@@ -33,16 +103,16 @@ class Stop(BaseException):
 
 
 def exit_code(signum: int) -> ExitCode:
-    return ExitCode.TERMINATED if signum == signal.SIGTERM else ExitCode.INTERRUPTED
+    return _EXIT_CODES.get(signum, ExitCode.INTERRUPTED)
 
 
 def signal_name(signum: int) -> str:
-    return "SIGTERM" if signum == signal.SIGTERM else "SIGINT"
+    return signal.Signals(signum).name
 
 
 class Signals:
-    """SIGINT and SIGTERM while writing: a request in flight is abandoned (its outcome is then
-    read back), and further signals wait while the state is worked out and taken back."""
+    """The stopping signals while writing: a request in flight is abandoned (its outcome is
+    then read back), and further signals wait while the state is worked out and taken back."""
 
     def __init__(self) -> None:
         self.received: int | None = None
@@ -52,16 +122,11 @@ class Signals:
         self._saved: dict[int, Any] = {}
 
     def __enter__(self) -> Signals:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                self._saved[signum] = signal.signal(signum, self._handle)
-            except ValueError:  # not the main thread: signals stay as they are
-                break
+        self._saved = _install(STOPPING, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for signum, handler in self._saved.items():
-            signal.signal(signum, handler)
+        _restore(self._saved)
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
         again = self.received is not None

@@ -12,6 +12,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from kubectl_machinepool.kube.interruptible import SLICE
+from kubectl_machinepool.kube.interrupts import STOPPING
+
 T = TypeVar("T")
 
 # Enough to overlap every kind of a describe and a few workload clusters; more would only
@@ -21,7 +24,7 @@ _slots = threading.BoundedSemaphore(MAX_PARALLEL)
 
 
 def start_daemon(target: Callable[..., object], *args: Any) -> threading.Thread:
-    """A daemon thread running target(*args), with SIGINT and SIGTERM blocked in it.
+    """A daemon thread running target(*args), with the stopping signals blocked in it.
 
     Python runs signal handlers in the main thread only; a signal the kernel hands to another
     thread just sets a flag there, and a main thread blocked in a request without a timeout
@@ -30,7 +33,7 @@ def start_daemon(target: Callable[..., object], *args: Any) -> threading.Thread:
     """
 
     def run() -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
         target(*args)
 
     thread = threading.Thread(target=run, daemon=True)
@@ -57,7 +60,10 @@ class Pending(Generic[T]):
                 self._error = err
 
     def result(self) -> T:
-        self._thread.join()
+        while self._thread.is_alive():
+            # In slices: a signal that lands just before a join blocks is handled within
+            # SLICE, not once the call ends (with no request timeout, 90 s of silence later).
+            self._thread.join(SLICE)
         if self._error is not None:
             raise self._error
         assert self._value is not None  # the call returned: it did not raise

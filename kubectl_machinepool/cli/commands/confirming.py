@@ -3,13 +3,16 @@ callbacks that carry a plan's output and that question to the app layer, and wha
 
 from __future__ import annotations
 
+import select
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from kubectl_machinepool.base.errors import ExitCode, Interrupted, RefusedError, UsageError
+from kubectl_machinepool.base.errors import Interrupted, RefusedError, UsageError
 from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube.interrupts import exit_code, stopped_by
 
 if TYPE_CHECKING:
     from kubectl_machinepool.app.carrying import Callbacks
@@ -53,9 +56,33 @@ def confirmed(assume_yes: bool, env: Environment) -> bool:
             hint="review the plan, then run again with --yes",
         )
     try:
-        return click.confirm("Go ahead?", default=False, err=True)
-    except click.Abort:  # Ctrl-C or end of input at the prompt
-        raise Interrupted(ExitCode.INTERRUPTED, "Cancelled: nothing was written.") from None
+        return _ask("Go ahead?", env.stdin)
+    except (KeyboardInterrupt, EOFError) as err:  # a stopping signal, or end of input
+        signum = stopped_by(err)
+        raise Interrupted(exit_code(signum), "Cancelled: nothing was written.") from None
+
+
+def _ask(question: str, stdin: TextIO) -> bool:
+    """click.confirm's question and answers (no unless said), the answer awaited in slices:
+    a signal that lands between the question and the read (SIGTERM from a supervisor at any
+    moment) is handled within SLICE, where a read already waiting would go on waiting."""
+    from kubectl_machinepool.kube.interruptible import SLICE
+
+    while True:
+        click.echo(f"{question} [y/N]: ", nl=False, err=True)
+        # A stream select cannot wait on (no file; Windows): read at once.
+        with suppress(OSError, ValueError):
+            while not select.select([stdin.fileno()], [], [], SLICE)[0]:
+                pass
+        line = stdin.readline()
+        if not line:
+            raise EOFError
+        answer = line.strip().lower()
+        if answer in ("y", "yes"):
+            return True
+        if answer in ("", "n", "no"):
+            return False
+        click.echo("Error: invalid input", err=True)
 
 
 def callbacks(env: Environment, assume_yes: bool) -> Callbacks:

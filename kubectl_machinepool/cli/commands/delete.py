@@ -13,6 +13,7 @@ from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, confirming, flags, poolnames
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.kube.interrupts import before_writes
 from kubectl_machinepool.render.color import ColorMode
 
 if TYPE_CHECKING:
@@ -181,6 +182,7 @@ def delete_machine_command(
             selector=access.selector,
             follow=carry.wait,
         )
-        plan = plan_for(kube, asked, warn=env.warn)
-        env.out(render_plan(plan, palette, width=env.width), nl=False, color=painted)
+        with before_writes():
+            plan = plan_for(kube, asked, warn=env.warn)
+            env.out(render_plan(plan, palette, width=env.width), nl=False, color=painted)
         carry_out(kube, plan, asked, carry, ui)

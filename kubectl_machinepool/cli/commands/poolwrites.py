@@ -13,6 +13,7 @@ from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli.commands import confirming
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.kube.interrupts import before_writes
 
 if TYPE_CHECKING:
     from kubectl_machinepool.app.carrying import Callbacks
@@ -70,5 +71,7 @@ def plan_and_carry(
             preview(plans, confirming.callbacks(env, assume_yes=False))
         return None
     with Kube.connect(access) as kube:
-        plans = plan(Live(kube), access.scope(kube.connection.namespace))
-        return carry(kube, plans) if show(plans) else None
+        with before_writes():
+            plans = plan(Live(kube), access.scope(kube.connection.namespace))
+            shown = show(plans)
+        return carry(kube, plans) if shown else None
