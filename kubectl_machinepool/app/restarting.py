@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from kubectl_machinepool.app import deleting, planning
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
@@ -63,6 +65,8 @@ class Restart:
 
 @record
 class Carry:
+    # The run's clock (the environment's), for what a read judges by age; never the start.
+    clock: Callable[[], datetime]
     dry_run: DryRun = DryRun.NONE
     # False: start what may start now, and leave the rest to the next run.
     wait: bool = True
@@ -78,13 +82,31 @@ def plans_for(ground: planning.Ground, asked: Restart, *, ui: Callbacks) -> tupl
         ground,
         asked,
         lambda pool, snapshot, allowed: plan_restart(
-            pool, snapshot, asked.request, ground.now, permissions=allowed
+            pool, snapshot, asked.request, _server_now(ground), permissions=allowed
         ),
         warn=ui.warn,
         rereads=REREADS,
     )
     with planning.nothing_written():
         return tuple(_first_replacement(ground, plan, asked, ui) for plan in plans)
+
+
+def _server_now(ground: planning.Ground) -> datetime:
+    """The API server's time as its answers to the plan's reads said, which is when the
+    restart begins: the instances the plan lists are those it read, all made before it, and
+    every replacement is made after. Not the time the server stamps on the write that records
+    it: a write cannot carry its own stamp, and a second write to set it could fail and leave
+    a start that is not the server's. A dump's time is its capture's."""
+    if not isinstance(ground, planning.Live):
+        return ground.now
+    stamped = ground.kube.server_clock.time
+    if stamped is None:
+        raise ClusterAccessError(
+            f"the answers of {ground.kube.where} carry no Date header: the API server's "
+            "time, which a restart begins at, is unknown",
+            hint="a proxy between you and the API server may drop it; connect to the server",
+        )
+    return stamped
 
 
 def _replacement(
@@ -195,7 +217,7 @@ class _Pool:
 
     def _read(self) -> tuple[Snapshot, PoolDescription]:
         snapshot, (pool,) = planning.read_pools(
-            planning.Live(self.kube),
+            planning.Live(self.kube, self.carry.clock()),
             self._namespace,
             (self._name,),
             workload_kubeconfig=self.asked.workload_kubeconfig,
@@ -245,7 +267,7 @@ class _Pool:
     def _replace(self, machine: str, left: int) -> None:
         self.ui.inform(f"Replacing machine {machine} ({left} old instance(s) of {self._name} left)")
         delete = _replacement(self.kube.timeout, self.asked, self.plan.pool, machine)
-        plan = deleting.plan_for(self.kube, delete, warn=self.ui.warn)
+        plan = deleting.plan_for(self.kube, delete, warn=self.ui.warn, now=self.carry.clock())
         if plan.refusals:
             raise RefusedError(
                 f"replacing machine {machine} was refused: {plan.refusals[0].message}"

@@ -4,9 +4,13 @@ delete-machine's replace path, a few at a time.
 Only a pool whose provider replaces a single instance (delete-machine's verdict "supported")
 can be restarted this way; any other is refused with what does roll its provider (the
 registry's operations). The start is recorded on the MachinePool (STARTED, the tool's own
-annotation, RFC 3339): an instance whose Machine was created before it is old. Run again, the
-same restart goes on with the old instances left; once none is left, the record is removed.
-Pure: a pool and its objects in, a plan out.
+annotation, RFC 3339): an instance whose Machine was created before it is old. The start is the
+API server's time, never the client's: creationTimestamps are stamped by the server's clock, and
+a client's running ahead would count every replacement as old, one running behind would leave
+young instances as they are. So a recorded start later than the server's time is refused (no
+replacement could ever be new), and a record that names no time is said, then written over. Run
+again, the same restart goes on with the old instances left; once none is left, the record is
+removed. Pure: a pool and its objects in, a plan out.
 """
 
 from __future__ import annotations
@@ -19,7 +23,12 @@ from kubectl_machinepool.base.fields import RawObject, dig, mapping
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.description import PoolDescription
-from kubectl_machinepool.model.restartrecord import STARTED, made_before, recorded_start
+from kubectl_machinepool.model.restartrecord import (
+    STARTED,
+    RestartRecord,
+    made_before,
+    read_record,
+)
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import (
     Check,
@@ -84,17 +93,43 @@ def _refusals(pool: PoolDescription, snapshot: Snapshot) -> list[Check]:
     return [Check(Level.REFUSED, f) for f in found]
 
 
-def _record(mp: RawObject, started: datetime) -> Write:
+def _record_checks(record: RestartRecord, server_now: datetime) -> list[Check]:
+    if record.unparseable:
+        return [
+            Check(
+                Level.WARNING,
+                f"the {STARTED} annotation is {record.shown}, which is no RFC 3339 time: read "
+                "as no restart recorded; a restart begun now writes its start over it",
+            )
+        ]
+    if record.started is not None and record.started > server_now:
+        return [
+            Check(
+                Level.REFUSED,
+                f"the {STARTED} annotation is {record.shown}, later than the API server's time "
+                f"{format_time(server_now)}: every replacement would count as old; remove the "
+                "annotation to begin afresh",
+            )
+        ]
+    return []
+
+
+def _record(mp: RawObject, started: datetime, before: str | None) -> Write:
     ref = object_ref(mp, "machinepools")
     value = format_time(started)
+    undo = (
+        f"removed the {STARTED} annotation"
+        if before is None
+        else f"set the {STARTED} annotation back to what it was"
+    )
     return Write(
         "patch",
         ref,
         f"annotate {ref.display} {STARTED}={value}: the restart's instances are those "
         "created before it",
         {"metadata": {"annotations": {STARTED: value}}},
-        undo={"metadata": {"annotations": {STARTED: None}}},
-        undo_summary=f"removed the {STARTED} annotation",
+        undo={"metadata": {"annotations": {STARTED: before}}},
+        undo_summary=undo,
         done="annotated",
     )
 
@@ -118,20 +153,22 @@ def plan_restart(
     pool: PoolDescription,
     snapshot: Snapshot,
     request: RestartRequest,
-    now: datetime,
+    server_now: datetime,
     *,
     permissions: Callable[[tuple[Write, ...]], dict[Access, bool | None]],
 ) -> RestartPlan:
-    """Go on with the restart recorded on the pool, or begin one now."""
+    """Go on with the restart recorded on the pool, or begin one at server_now: the API
+    server's time as its answers to the plan's reads said (a dump's: as at its capture)."""
     mp = pool.pool
     raw = snapshot.find(CAPI_GROUP, "MachinePool", mp.namespace, mp.name) or {}
-    checks = _refusals(pool, snapshot)
-    begun = recorded_start(raw)
-    started = begun or now
+    record = read_record(raw)
+    checks = _refusals(pool, snapshot) + _record_checks(record, server_now)
+    begun = record.started
+    started = begun or server_now
     old = made_before(pool.instances, started)
     writes: tuple[Write, ...] = ()
-    if begun is None and old and not checks:
-        writes = (_record(raw, started),)
+    if begun is None and old and not refused(tuple(checks)):
+        writes = (_record(raw, started, record.value),)
         checks += permission_checks(writes, permissions(writes))
     elif begun is not None:
         # Removing the record once every instance is new is a write too: asked now, not after

@@ -72,6 +72,6 @@ def plan_and_carry(
         return None
     with Kube.connect(access) as kube:
         with before_writes():
-            plans = plan(Live(kube), access.scope(kube.connection.namespace))
+            plans = plan(Live(kube, env.now()), access.scope(kube.connection.namespace))
             shown = show(plans)
         return carry(kube, plans) if shown else None

@@ -70,12 +70,13 @@ def restart_command(
     delete-machine's replace path (the Machine controller drains its Node, honouring
     PodDisruptionBudgets and --drain-timeout; the provider makes the replacement), the next only
     while fewer than --max-unavailable instances are unavailable (going, or without a Ready
-    Node). The start is recorded in the MachinePool's kubectl-machinepool/restart-started
-    annotation: the same command run again goes on where it stopped, and the annotation is
-    removed once every instance is new. A pool whose provider cannot replace single instances
-    is refused, with what rolls that provider instead; so is a paused or deleting pool. With
-    -f DUMP --dry-run=client, the plan is made from a dump or export instead, and no connection
-    is made.
+    Node). The start, the API server's time (never this machine's), is recorded in the
+    MachinePool's kubectl-machinepool/restart-started annotation: the same command run again
+    goes on where it stopped, and the annotation is removed once every instance is new. A
+    recorded start later than the server's time is refused, as is a pool whose provider cannot
+    replace single instances (with what rolls that provider instead), or a paused or deleting
+    pool. With -f DUMP --dry-run=client, the plan is made from a dump or export instead, and no
+    connection is made.
     \b
     Exit codes: 0 done (or nothing to do, or --no-wait), 1 an error (nothing written), 2 usage,
     3 refused (nothing written), 5 stopped with the restart recorded (--timeout, a replacement
@@ -94,7 +95,7 @@ def restart_command(
     from kubectl_machinepool.render.restartplan import render_plan
 
     request = RestartRequest(max_unavailable, flags.drain_timeout(drain_timeout))
-    carry = restarting.Carry(DryRun(dry_run), wait, parse_duration(timeout, "--timeout"))
+    carry = restarting.Carry(env.now, DryRun(dry_run), wait, parse_duration(timeout, "--timeout"))
     ui = confirming.callbacks(env, yes)
 
     def asked(namespace: str | None) -> restarting.Restart:

@@ -149,3 +149,69 @@ def test_an_instance_the_pool_is_short_of_is_unavailable() -> None:
     objects = objects_of("capd", "v1beta2")
     find(objects, "MachinePool")["spec"]["replicas"] = 3
     assert unavailable(pool_of(objects)) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("2099-01-01T00:00:00Z", '"2099-01-01T00:00:00Z"'),
+        (format_time(NOW + timedelta(seconds=1)), f'"{format_time(NOW + timedelta(seconds=1))}"'),
+        ("2099-01-01T00:00:00+01:00", '"2099-01-01T00:00:00+01:00"'),
+    ],
+)
+def test_a_recorded_start_later_than_the_servers_time_is_refused(value: str, shown: str) -> None:
+    objects = objects_of("capd", "v1beta2")
+    annotate(objects, "MachinePool", **{STARTED: value})
+    found = plan(objects)
+    assert found.refusals == (
+        f"the {STARTED} annotation is {shown}, later than the API server's time "
+        f"{format_time(NOW)}: every replacement would count as old; remove the annotation to "
+        "begin afresh",
+    )
+    assert found.writes == ()
+
+
+def test_a_recorded_start_at_the_servers_time_goes_on() -> None:
+    objects = objects_of("capd", "v1beta2")
+    annotate(objects, "MachinePool", **{STARTED: format_time(NOW)})
+    found = plan(objects)
+    assert (found.refusals, found.resumed, found.started) == ((), True, NOW)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("yesterday", '"yesterday"'),
+        ("2026-11-01", '"2026-11-01"'),  # a date alone
+        ("2026-11-01T00:00:00", '"2026-11-01T00:00:00"'),  # no zone
+        ("2026-11-01 00:00:00Z", '"2026-11-01 00:00:00Z"'),
+        ("2026-11-01T00:00:00Z;$(id)", '"2026-11-01T00:00:00Z;$(id)"'),  # never trimmed
+        ("2026-11-01T00:00:00Z\x1b[2J", '"2026-11-01T00:00:00Z\\x1b[2J"'),
+        ("", '""'),
+        ("9" * 300, '"' + "9" * 128 + '…"'),
+    ],
+)
+def test_a_record_that_names_no_time_is_said_and_written_over(value: str, shown: str) -> None:
+    objects = objects_of("capd", "v1beta2")
+    annotate(objects, "MachinePool", **{STARTED: value})
+    found = plan(objects)
+    assert said(found, Level.WARNING) == [
+        f"the {STARTED} annotation is {shown}, which is no RFC 3339 time: read as no restart "
+        "recorded; a restart begun now writes its start over it"
+    ]
+    assert (found.resumed, found.started, found.refusals) == (False, NOW, ())
+    assert found.old == ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
+    [write] = found.writes
+    assert write.body == {"metadata": {"annotations": {STARTED: format_time(NOW)}}}
+    # Taken back, the annotation is as it was, not gone.
+    assert write.undo == {"metadata": {"annotations": {STARTED: value}}}
+    assert write.undo_summary == f"set the {STARTED} annotation back to what it was"
+
+
+def test_a_machine_made_in_the_second_the_restart_begins_is_new() -> None:
+    """The server counts whole seconds: a Machine stamped with the start was made after the
+    plan's reads (or with them), never before."""
+    objects = objects_of("capd", "v1beta2")
+    find(objects, "Machine", "dev-mp-0-x7q2p")["metadata"]["creationTimestamp"] = format_time(NOW)
+    found = plan(objects)
+    assert (found.started, found.old) == (NOW, ("dev-mp-0-k9d4m",))
