@@ -153,9 +153,19 @@ class _Run:
 
     def _record(self, write: Write, answer: RawObject) -> None:
         # A dry run persists nothing: the next write must still name the stored version.
-        if self.dry_run or write.verb == "delete" or write.subresource:
+        if self.dry_run or write.verb == "delete":
             return
         key = write.target.key
+        if write.subresource == "scale":
+            # A Scale, with the object's own resourceVersion: the object holds the new size now,
+            # which a later write of the batch (another pool's) and an undo rely on.
+            relied = copy.deepcopy(self.relied[key])
+            relied.setdefault("spec", {})["replicas"] = dig(answer, "spec", "replicas")
+            version = dig(answer, "metadata", "resourceVersion")
+            relied.setdefault("metadata", {})["resourceVersion"] = version
+            answer = relied
+        elif write.subresource:
+            return
         self.versions[key] = text(dig(answer, "metadata", "resourceVersion")) or ""
         self.relied[key] = answer
 

@@ -1191,9 +1191,30 @@ def _paused_by_the_tool(build: Callable[..., list[Obj]]) -> Callable[..., list[O
     return paused
 
 
+def _second_pool(
+    build: Callable[..., list[Obj]], pool: str, second: str
+) -> Callable[..., list[Obj]]:
+    """The scenario with a second pool in its Cluster: a copy of every object but the Cluster,
+    named (and with uids, providerIDs and Node names) after `second`, for batches of pools."""
+
+    def both(generation: str, ns: str, salt: str = "") -> list[Obj]:
+        objects = build(generation, ns, salt)
+        copies = [o for o in objects if o["kind"] != "Cluster"]
+        text = json.dumps(copies)
+        for obj in copies:
+            meta = obj["metadata"]
+            space = meta.get("namespace", "")
+            renamed = uid(obj["kind"], space, meta["name"].replace(pool, second))
+            text = text.replace(meta["uid"], renamed)
+        return objects + json.loads(text.replace(pool, second))
+
+    return both
+
+
 # Variants a test loads by name, kept out of SCENARIOS (which every scenario test runs over).
 VARIANTS: dict[str, Callable[..., list[Obj]]] = {
-    "capd-paused": _paused_by_the_tool(SCENARIOS["capd"])
+    "capd-paused": _paused_by_the_tool(SCENARIOS["capd"]),
+    "capd-two-pools": _second_pool(SCENARIOS["capd"], "dev-mp-0", "dev-mp-1"),
 }
 
 
