@@ -150,7 +150,7 @@ def delete_machine_command(
     connection is made, the PodDisruptionBudgets are not read); -f is refused otherwise.
     \b
     Exit codes: 0 done, 1 error (nothing written, or all taken back), 2 usage, 3 refused
-    (nothing was written), 5 left changed or unknown (each object named), 130/143 interrupted.
+    (nothing was written), 5 left changed or unknown (each object named), 129/130/143 interrupted.
     """
     from dataclasses import replace
 

@@ -85,7 +85,7 @@ def pause_command(
     plan is made from a dump or export instead, and no connection is made.
     \b
     Exit codes: 0 done (or already paused), 1 an error (nothing written, or all taken back),
-    2 usage, 3 refused (nothing written), 5 left changed (named), 130/143 interrupted.
+    2 usage, 3 refused (nothing written), 5 left changed (named), 129/130/143 interrupted.
     \b
     Examples:
       kubectl machinepool rollout pause vmss-workers -n capi-prod
@@ -116,7 +116,7 @@ def resume_command(
     from a dump or export instead, and no connection is made.
     \b
     Exit codes: 0 done (or nothing to resume), 1 an error (nothing written, or all taken back),
-    2 usage, 3 refused (nothing written), 5 left changed (named), 130/143 interrupted.
+    2 usage, 3 refused (nothing written), 5 left changed (named), 129/130/143 interrupted.
     \b
     Examples:
       kubectl machinepool rollout resume vmss-workers -n capi-prod

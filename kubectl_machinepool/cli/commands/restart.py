@@ -80,7 +80,7 @@ def restart_command(
     \b
     Exit codes: 0 done (or nothing to do, or --no-wait), 1 an error (nothing written), 2 usage,
     3 refused (nothing written), 5 stopped with the restart recorded (--timeout, a replacement
-    refused or failed; named, run again to go on), 130/143 interrupted (run again to go on).
+    refused or failed; named, run again to go on), 129/130/143 interrupted (run again to go on).
     \b
     Examples:
       kubectl machinepool rollout restart docker-workers -n capi-dev

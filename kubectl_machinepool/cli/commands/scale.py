@@ -72,7 +72,7 @@ def scale_command(
     no connection is made.
     \b
     Exit codes: 0 done (or nothing to do), 1 an error (nothing written), 2 usage, 3 refused
-    (nothing was written), 5 unknown whether it took effect (named), 130/143 interrupted.
+    (nothing was written), 5 unknown whether it took effect (named), 129/130/143 interrupted.
     \b
     Examples:
       kubectl machinepool scale vmss-workers -n capi-prod --replicas 5

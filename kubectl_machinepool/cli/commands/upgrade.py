@@ -111,7 +111,7 @@ def upgrade_command(
     \b
     Exit codes: 0 done (or nothing to do), 1 stuck, timed out or an error (nothing written,
     or all taken back), 2 usage, 3 refused (nothing was written), 5 left changed or unknown
-    (each object named), 130/143 interrupted.
+    (each object named), 129/130/143 interrupted.
     \b
     Examples:
       kubectl machinepool upgrade vmss-workers -n capi-prod --version v1.34.1
