@@ -13,6 +13,13 @@ MachinePool with the record) and rollout resume (of a pool this tool paused, in 
 order) are held to the write contract field by field. Their reads are upgrade's
 (app/planning.py), faulted there: their cells start at the access review unless
 FAULT_MATRIX_FULL=1.
+
+scale and rollout pause of two pools in one batch (capd-two-pools: dev-mp-0 and dev-mp-1 in
+one Cluster) are held to the same contract, pool by pool: a fault at the second pool's write
+finds the first's made. Their cells start at the batch's first write (before it, a batch asks
+and reads what one pool's run does, once per pool: the cells above fault those), and run in
+v1beta2 only: the batch is the same code in both generations, and the single-pool
+configurations cover what differs between them.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from support.faultjudge import (
     report,
     write_problems,
 )
-from support.faultmatrix import Cell, Matrix, Outcome
+from support.faultmatrix import Cell, Matrix, Outcome, changes_state
 from support.faultproxy import Seen
 from support.faultstate import ObjectKey
 
@@ -116,6 +123,10 @@ def _pairing_problems(outcome: Outcome) -> list[str]:
     return messages
 
 
+def _access_review(seen: Seen) -> bool:
+    return seen.path.endswith("accessreviews")
+
+
 def _step(seen: Seen, ns: str) -> tuple[str, list[str]] | None:
     if seen.method != "PATCH":
         return None
@@ -169,17 +180,20 @@ def test_upgrade_keeps_its_word_under_every_fault(matrix: Matrix, generation: st
 @dataclass(frozen=True)
 class PoolWrite:
     """A whole-pool write of few requests: what it runs on, what it may change, what exit 0
-    must leave, and which request is which step."""
+    must leave, and which request is which step; of one pool, or of several in one batch."""
 
     name: str
     scenario: str
     argv: tuple[str, ...]
-    # (kind, group) -> the fields the command may change in the pool's object of that kind.
+    # (kind, group) -> the fields the command may change in each pool's object of that kind.
     fields: dict[tuple[str, str], list[tuple[str, ...]]]
-    # (kind, group, path) -> the value exit 0 must leave (None: absent).
+    # (kind, group, path) -> the value exit 0 must leave in each pool's object (None: absent;
+    # "{pool}" in a string stands for the pool's name).
     applied: dict[tuple[str, str, tuple[str, ...]], Any]
-    # The requests that are its steps: (method, plural, subresource).
+    # The requests that are its steps, per pool: (method, plural, subresource).
     steps: tuple[tuple[str, str, str], ...]
+    pools: tuple[str, ...] = (POOL,)
+    generations: tuple[str, ...] = ("v1beta2", "v1beta1")
 
     def cell(self, generation: str, **fault: Any) -> Cell:
         timeout = "0" if fault.get("interrupt") else REQUEST_TIMEOUT
@@ -187,22 +201,27 @@ class PoolWrite:
         return Cell(generation, self.scenario, argv, **fault)
 
     def planned(self, key: ObjectKey) -> list[tuple[str, ...]] | None:
-        return self.fields.get((key.kind, key.group)) if key.name == POOL else None
+        return self.fields.get((key.kind, key.group)) if key.name in self.pools else None
 
     def not_applied(self, outcome: Outcome) -> list[str]:
         missing = []
-        for (kind, group, path), wanted in self.applied.items():
-            found = _get(now(outcome, ObjectKey(kind, group, outcome.namespace, POOL)), path)
-            if found != wanted:
-                missing.append(f"exit 0 but {kind} {'.'.join(path)} is {found!r}, not {wanted!r}")
+        for pool in self.pools:
+            for (kind, group, path), value in self.applied.items():
+                wanted = value.format(pool=pool) if isinstance(value, str) else value
+                found = _get(now(outcome, ObjectKey(kind, group, outcome.namespace, pool)), path)
+                if found != wanted:
+                    missing.append(
+                        f"exit 0 but {kind} {pool} {'.'.join(path)} is {found!r}, not {wanted!r}"
+                    )
         return missing
 
     def step(self, seen: Seen, ns: str) -> tuple[str, list[str]] | None:
-        for method, plural, sub in self.steps:
-            path = f"/namespaces/{ns}/{plural}/{POOL}" + (f"/{sub}" if sub else "")
-            if seen.method == method and seen.path.endswith(path):
-                kind = "MachinePool" if plural == "machinepools" else "DockerMachinePool"
-                return f"{method} {plural}", [f"{kind} {ns}/{POOL}"]
+        for pool in self.pools:
+            for method, plural, sub in self.steps:
+                path = f"/namespaces/{ns}/{plural}/{pool}" + (f"/{sub}" if sub else "")
+                if seen.method == method and seen.path.endswith(path):
+                    kind = "MachinePool" if plural == "machinepools" else "DockerMachinePool"
+                    return f"{method} {plural}", [f"{kind} {ns}/{pool}"]
         return None
 
     def problems(self, outcome: Outcome, clean: Outcome) -> list[Problem]:
@@ -218,32 +237,42 @@ class PoolWrite:
 
 MP, DMP = ("MachinePool", CAPI), ("DockerMachinePool", INFRA)
 ANNOTATION = ("metadata", "annotations")
-RECORDED = f"DockerMachinePool/{POOL},MachinePool/{POOL}"
+RECORDED = "DockerMachinePool/{pool},MachinePool/{pool}"
 PAUSE_FIELDS = {MP: [(*ANNOTATION, PAUSED), (*ANNOTATION, RECORD)], DMP: [(*ANNOTATION, PAUSED)]}
 PATCHES = (("PATCH", "dockermachinepools", ""), ("PATCH", "machinepools", ""))
+SCALED = {(*MP, ("spec", "replicas")): 3}
+PAUSED_BY_US = {(*MP, (*ANNOTATION, PAUSED)): "", (*MP, (*ANNOTATION, RECORD)): RECORDED,
+                (*DMP, (*ANNOTATION, PAUSED)): ""}  # fmt: skip
+# Two pools in one batch: their cells start at the batch's first write.
+TWO = ("dev-mp-0", "dev-mp-1")
 POOL_WRITES = [
     PoolWrite(
         "scale", "capd", ("scale", POOL, "--replicas", "3"),
-        {MP: [("spec", "replicas")]}, {(*MP, ("spec", "replicas")): 3},
-        (("PUT", "machinepools", "scale"),),
+        {MP: [("spec", "replicas")]}, SCALED, (("PUT", "machinepools", "scale"),),
     ),
-    PoolWrite(
-        "pause", "capd", ("rollout", "pause", POOL), PAUSE_FIELDS,
-        {(*MP, (*ANNOTATION, PAUSED)): "", (*MP, (*ANNOTATION, RECORD)): RECORDED,
-         (*DMP, (*ANNOTATION, PAUSED)): ""},
-        PATCHES,
-    ),
+    PoolWrite("pause", "capd", ("rollout", "pause", POOL), PAUSE_FIELDS, PAUSED_BY_US, PATCHES),
     PoolWrite(
         "resume", "capd-paused", ("rollout", "resume", POOL), PAUSE_FIELDS,
         {(*MP, (*ANNOTATION, PAUSED)): None, (*MP, (*ANNOTATION, RECORD)): None,
          (*DMP, (*ANNOTATION, PAUSED)): None},
         PATCHES,
     ),
+    PoolWrite(
+        "scale-2-pools", "capd-two-pools", ("scale", *TWO, "--replicas", "3"),
+        {MP: [("spec", "replicas")]}, SCALED, (("PUT", "machinepools", "scale"),),
+        pools=TWO, generations=("v1beta2",),
+    ),
+    PoolWrite(
+        "pause-2-pools", "capd-two-pools", ("rollout", "pause", *TWO), PAUSE_FIELDS,
+        PAUSED_BY_US, PATCHES, pools=TWO, generations=("v1beta2",),
+    ),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
-@pytest.mark.parametrize("write", POOL_WRITES, ids=lambda w: w.name)
+@pytest.mark.parametrize(
+    ("write", "generation"),
+    [pytest.param(w, g, id=f"{w.name}-{g}") for w in POOL_WRITES for g in w.generations],
+)
 def test_pool_writes_keep_their_word_under_every_fault(
     matrix: Matrix, write: PoolWrite, generation: str
 ) -> None:
@@ -251,14 +280,17 @@ def test_pool_writes_keep_their_word_under_every_fault(
     for run in (clean, paged):
         assert (run.code, write.problems(run, clean)) == (0, []), run.err
     changing = [s for s in clean.log if s.method in ("PUT", "PATCH")]
-    assert len(changing) == len(write.steps), [str(s) for s in changing]
+    assert len(changing) == len(write.steps) * len(write.pools), [str(s) for s in changing]
 
     def make(**fault: Any) -> Cell:
         return write.cell(generation, **fault)
 
     # Up to its access review each reads what upgrade reads (app/planning.read_pools), and
-    # upgrade's matrix faults those requests; FAULT_MATRIX_FULL=1 faults them here too.
-    start = 1 if FULL else next(s.index for s in clean.log if s.path.endswith("accessreviews"))
+    # upgrade's matrix faults those requests; up to its first write, a batch of pools asks and
+    # reads again what one pool's does, for each pool, and the single pool's cells fault those.
+    # FAULT_MATRIX_FULL=1 faults them here too.
+    first = changes_state if len(write.pools) > 1 else _access_review
+    start = 1 if FULL else next(s.index for s in clean.log if first(s))
     cells = cells_for(make, clean, paged, start)
     outcomes = matrix.run(cells)
     problems = []
