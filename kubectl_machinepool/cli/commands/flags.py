@@ -390,23 +390,16 @@ def live_only(source: Source, flag: str) -> None:
         )
 
 
-_INT32_MAX = 2**31 - 1
-
-
 def drain_timeout(value: str | None) -> timedelta | None:
-    """--drain-timeout as the Machine's spec.deletion.nodeDrainTimeoutSeconds takes it."""
+    """--drain-timeout as a Machine's nodeDrainTimeoutSeconds takes it (v1beta2: an int32)."""
     if not value:
         return None
     seconds = parse_duration(value, "--drain-timeout")
-    if seconds is None or seconds < 1:
+    if seconds is None or not 1 <= seconds < 2**31:
+        short = seconds is None or seconds < 1
+        why = "would not bound the drain" if short else "is more than a Machine holds (2147483647s)"
         raise UsageError(
-            f"--drain-timeout {value} would not bound the drain",
-            hint="give at least 1s (Cluster API counts whole seconds; 0 means no limit)",
-        )
-    if seconds > _INT32_MAX:
-        # v1beta2 keeps it in an int32: the API server would refuse the write the plan lists.
-        raise UsageError(
-            f"--drain-timeout {value} is longer than a Machine's drain timeout can be",
-            hint=f"give at most {_INT32_MAX}s (about 68 years)",
+            f"--drain-timeout {value} {why}",
+            hint="give 1s to 68 years (Cluster API counts whole seconds; 0 means no limit)",
         )
     return timedelta(seconds=seconds)
