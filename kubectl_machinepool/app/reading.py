@@ -39,6 +39,8 @@ class Loaded:
     description: Description
     selection: Selection
     namespace: str | None
+    # The API server's clock as its answers gave it (kube/serverclock.py); None offline.
+    server_time: datetime | None = None
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -61,6 +63,7 @@ def load_description(
     pools (diagnose --fail-on), so -f input that gives it no pool to judge is an error, as it
     is when a pool or a Cluster is named (without_pools, none_selected)."""
     selection = Selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
+    server_time = None
     if source.filenames:
         namespace = access.scope(None)
         snapshot = load_dump(source.filenames, stdin, now=source.now)
@@ -83,10 +86,11 @@ def load_description(
                 report_extras=report_extras,
                 meanwhile=partial(import_next, prepare),
             )
+            server_time = kube.server_clock.time
     from kubectl_machinepool.model.description import describe
 
     selection = replace(selection, namespace=namespace)
-    loaded = Loaded(snapshot, describe(snapshot, selection, now), selection, namespace)
+    loaded = Loaded(snapshot, describe(snapshot, selection, now), selection, namespace, server_time)
     if source.filenames and judged and not _found(loaded):
         check_named(loaded)
         raise none_selected(snapshot, source.filenames, selection)

@@ -24,10 +24,13 @@ from kubectl_machinepool.app.reading import (
     judge,
     load_description,
 )
+from kubectl_machinepool.base.safetext import escape
+from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.diagnostics.rollouts import Report
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.changes import Watched
 from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.model.restartrecord import STARTED, read_record
 from kubectl_machinepool.model.rollout import (
     DONE,
     PAUSED,
@@ -49,7 +52,14 @@ def report_of(loaded: Loaded, rules: RuleOptions, stuck_after: timedelta) -> Rep
     rules = replace(rules, thresholds=replace(rules.thresholds, rollout=stuck_after))
     now = loaded.description.now
     rollouts = tuple(
-        pool_rollout(pool, loaded.snapshot, now, stuck_after, cluster.nodes_read)
+        pool_rollout(
+            pool,
+            loaded.snapshot,
+            now,
+            stuck_after,
+            cluster.nodes_read,
+            server_time=loaded.server_time,
+        )
         for cluster in loaded.description.clusters
         for pool in cluster.pools
     )
@@ -60,9 +70,27 @@ def report_of(loaded: Loaded, rules: RuleOptions, stuck_after: timedelta) -> Rep
         for pool in cluster.pools
         if cluster.outside is not None
     }
-    report = Report(rollouts, tuple(findings), now, loaded.notes, strays)
+    notes = (*loaded.notes, *_future_restarts(loaded))
+    report = Report(rollouts, tuple(findings), now, notes, strays)
     ours = dict.fromkeys(f for r in rollouts for f in report.about(r))
     return replace(report, findings=tuple(ours))
+
+
+def _future_restarts(loaded: Loaded) -> list[str]:
+    """A restart record later than the server's clock (else the view's time) counts no
+    instance as old, or none would ever be new: said, not waited on."""
+    clock = loaded.server_time or loaded.description.now
+    found = []
+    for cluster in loaded.description.clusters:
+        for pool in cluster.pools:
+            record = read_record(pool.pool.raw)
+            if record.started is not None and record.started > clock:
+                found.append(
+                    f"MachinePool {escape(pool.pool.namespace)}/{escape(pool.pool.name)}: the "
+                    f"{STARTED} annotation is {record.shown}, later than {format_time(clock)}: "
+                    "no restart is counted; remove the annotation"
+                )
+    return found
 
 
 def follow(

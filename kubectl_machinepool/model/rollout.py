@@ -293,10 +293,11 @@ def provider_rolling(pool: PoolDescription) -> list[str]:
     return found
 
 
-def _restart(pool: PoolDescription, raw_pool: RawObject | None) -> list[str]:
-    """A restart recorded on the pool is not done while instances older than it are left."""
+def _restart(pool: PoolDescription, raw_pool: RawObject | None, clock: datetime) -> list[str]:
+    """A restart recorded on the pool is not done while instances older than it are left; one
+    said to begin after the server's clock is none this tool began (rollout status notes it)."""
     started = recorded_start(raw_pool)
-    left = len(made_before(pool.instances, started)) if started else 0
+    left = len(made_before(pool.instances, started)) if started and started <= clock else 0
     if not left:
         return []
     return [
@@ -311,9 +312,12 @@ def pool_rollout(
     now: datetime,
     stuck_after: timedelta,
     nodes_read: bool = True,
+    *,
+    server_time: datetime | None = None,
 ) -> PoolRollout:
     """nodes_read False: the workload cluster's Nodes could not be read, so no instance's
-    version or readiness is known and the rollout is judged neither done nor stuck."""
+    version or readiness is known and the rollout is judged neither done nor stuck.
+    server_time: the API server's clock, which a restart's recorded start is on."""
     mp = pool.pool
     ref = mp.infrastructure_ref
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
@@ -370,7 +374,7 @@ def pool_rollout(
         waiting.append(f"{old} old instance{'s' if old != 1 else ''} left")
     if unknown:
         waiting.append(f"{unknown} instance{'s' if unknown != 1 else ''} of unknown version")
-    waiting += _restart(pool, raw_pool)
+    waiting += _restart(pool, raw_pool, server_time or now)
     desired = mp.desired
     available = _available(instances)
     wanted = desired if desired is not None else len(instances)
