@@ -330,7 +330,13 @@ def test_a_pools_view_holds_its_stray_node_live(mgmt, loader, tmp_path, capsys) 
         for o in objects
         if o["kind"] == "MachinePool" and o["metadata"]["name"].startswith("vmss-batch")
     ]
-    stray = f"{pool}-000002"
+    [stray] = [
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "Node"
+        and o["metadata"]["name"].startswith(pool)
+        and o["metadata"]["name"].endswith("-000002")
+    ]
     config = ("--kubeconfig", str(mgmt.kubeconfig))
     view = ("-n", namespace, "--now", AT)
 

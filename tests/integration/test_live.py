@@ -454,8 +454,9 @@ def test_cluster_deletion_takes_the_pool_and_leaves_the_workload_nodes(
         # workload cluster is expected to go with it.
         assert len(pool.nodes()) == 2
         result = plugin(capsys, pool, "describe", "--cluster", "work")
-        assert (result.code, result.out) == (0, "")
-        assert result.err == f"No resources found in {pool.namespace} namespace.\n"
+        # The Cluster named is gone: not found, as any named object that is not there.
+        assert (result.code, result.out) == (1, "")
+        assert 'clusters.cluster.x-k8s.io "work" not found' in result.err
 
 
 def test_kubelet_without_pressure_conditions_keeps_v1beta2_counters_at_zero(
