@@ -21,6 +21,7 @@ from kubectl_machinepool.base.errors import (
     UsageError,
     pools_not_found,
 )
+from kubectl_machinepool.base.fields import dig, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
@@ -77,10 +78,17 @@ def note_on(snapshot: Snapshot, group: str, kind: str) -> str:
     return snapshot.note_for(group, kind) or f"cannot read {kind} objects"
 
 
-def _one_target(targets: list[Target], wanted: Wanted, namespace: str | None) -> Target:
+def _one_target(
+    targets: list[Target], wanted: Wanted, namespace: str | None, snapshot: Snapshot
+) -> Target:
     where = f' in namespace "{namespace}"' if namespace else ""
     if not targets:
         hint = "kubectl machinepool describe lists each pool's instances"
+        machines = snapshot.of_kind(CAPI_GROUP, "Machine")
+        names = {text(dig(m, "metadata", "name")) for m in machines}
+        if wanted.machine and wanted.machine not in names:
+            # No Machine of that name at all: kubectl's "not found", not a claim about its owner.
+            raise NotFoundError(f"{wanted.display} not found{where}", hint=hint)
         if wanted.machine:
             hint = "a Machine of a MachineDeployment is deleted with kubectl delete machine"
         raise NotFoundError(f"{wanted.display} is no instance of a MachinePool{where}", hint=hint)
@@ -163,7 +171,7 @@ def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
             f"{', '.join(unread)} could not be read",
             hint="see the warnings above; delete-machine needs to read them",
         )
-    target = _one_target(targets, asked.wanted, namespace)
+    target = _one_target(targets, asked.wanted, namespace, snapshot)
     _readable(snapshot, target)
     request = asked.request
     permissions = ground.permissions(writes_for(target, request, now))

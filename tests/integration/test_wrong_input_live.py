@@ -43,6 +43,13 @@ def test_a_pool_or_cluster_that_is_not_there_is_not_found_live(
             ), command
         shown = run_cli(capsys, "describe", "dev-mp-0", "nope", *access)
         assert f"MachinePool {namespace}/dev-mp-0" in shown.out  # what is there comes first
+        # A write names what is not there as kubectl does, before it plans anything.
+        machine = run_cli(capsys, "delete-machine", "nope", "--dry-run=server", *access)
+        assert machine.code == 1, machine
+        assert (
+            f'error: machines.cluster.x-k8s.io "nope" not found in namespace "{namespace}"'
+            in machine.err
+        )
     finally:
         delete_nodes(v1beta2, objects)
 
