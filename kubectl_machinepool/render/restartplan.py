@@ -13,7 +13,12 @@ def render_plan(plan: RestartPlan, palette: Palette, *, width: int | None = None
     mp = plan.pool.pool
     title = f"Restart MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster})"
     started = format_time(plan.started)
-    when = f"going on with the restart begun at {started}" if plan.resumed else "beginning now"
+    # A refused plan goes on with nothing: its header says what it found, not what it will do.
+    if plan.resumed:
+        verb = "would go on" if plan.refusals else "going on"
+        when = f"{verb} with the restart begun at {started}"
+    else:
+        when = "would begin now" if plan.refusals else "beginning now"
     lines = [*wrapped(title, "", "    ", width), *wrapped(f"  {when}", "", "    ", width), ""]
     lines += [*check_lines(plan.checks, palette, width), ""]
     if not plan.refusals:
