@@ -21,7 +21,14 @@ from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
-from kubectl_machinepool.plans.writes import MERGE_PATCH, Write, deleted, reflected, scaled
+from kubectl_machinepool.plans.writes import (
+    FIELD_MANAGER,
+    MERGE_PATCH,
+    Write,
+    deleted,
+    reflected,
+    scaled,
+)
 
 # A key of the tool's own; its value is a token of one settle, so a fence whose reply was lost
 # too is recognised on the next read.
@@ -85,6 +92,7 @@ def settle(
             kube.request(
                 "PATCH",
                 ref.path(),
+                {"fieldManager": FIELD_MANAGER},
                 body={"metadata": {"resourceVersion": version, "annotations": fence}},
                 content_type=MERGE_PATCH,
                 timeout=timeout,
@@ -109,6 +117,7 @@ def _unfence(kube: Kube, path: str, timeout: float | None) -> RawObject | None:
         return kube.request(
             "PATCH",
             path,
+            {"fieldManager": FIELD_MANAGER},
             body={"metadata": {"annotations": {FENCE_ANNOTATION: None}}},
             content_type=MERGE_PATCH,
             timeout=timeout,

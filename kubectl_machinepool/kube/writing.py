@@ -30,6 +30,7 @@ from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.interrupts import Abandon, Signals, Stop, exit_code, signal_name
 from kubectl_machinepool.kube.preconditions import still_as_planned
 from kubectl_machinepool.plans.writes import (
+    FIELD_MANAGER,
     MERGE_PATCH,
     Batch,
     Key,
@@ -88,7 +89,7 @@ class _Run:
 
     def _send(self, write: Write) -> dict[str, Any]:
         ref = write.target
-        query = {"dryRun": "All"} if self.dry_run else None
+        dry = {"dryRun": "All"} if self.dry_run else {}
         version = self.versions[ref.key]
         if write.verb == "delete":
             options: dict[str, Any] = {
@@ -100,8 +101,9 @@ class _Run:
                 # With a body, the server reads DeleteOptions from it and ignores the query.
                 options["dryRun"] = ["All"]
             return self.kube.request(
-                "DELETE", ref.path(), query, body=options, timeout=self._timeout
+                "DELETE", ref.path(), dry or None, body=options, timeout=self._timeout
             )
+        query = {**dry, "fieldManager": FIELD_MANAGER}
         body = copy.deepcopy(write.body or {})
         body.setdefault("metadata", {})["resourceVersion"] = version
         if write.verb == "update":

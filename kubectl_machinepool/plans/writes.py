@@ -17,6 +17,9 @@ from kubectl_machinepool.base.fields import RawObject, dig, integer, mapping, te
 from kubectl_machinepool.base.records import record
 
 MERGE_PATCH = "application/merge-patch+json"
+# Every PATCH and PUT names the tool, so managedFields (`kubectl get --show-managed-fields`) and a
+# GitOps owner's diff say who made the change. A DELETE records no field manager.
+FIELD_MANAGER = "kubectl-machinepool"
 Key = tuple[str, str, str]
 
 

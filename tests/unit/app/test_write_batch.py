@@ -381,7 +381,8 @@ def test_server_dry_run_asks_the_server_without_asking_the_user_and_changes_noth
         f"machine.cluster.x-k8s.io/{MACHINE} annotated (server dry run)",
         "machinepool.cluster.x-k8s.io/dev-mp-0 scaled (server dry run)",
     ]
-    assert [a.query for a in batch.server.writes()] == [{"dryRun": "All"}] * 3
+    named = {"dryRun": "All", "fieldManager": "kubectl-machinepool"}
+    assert [a.query for a in batch.server.writes()] == [named] * 3
     assert batch.as_before()
 
 
