@@ -34,10 +34,12 @@ COVERED = frozenset(
         "MP0102",
         "MP0103",
         "MP0104",
-        # Who writes spec.replicas: the pool's annotations and managedFields.
+        # Who writes spec.replicas: the pool's annotations and managedFields; bounds the
+        # autoscaler cannot use.
         "MP0201",
         "MP0301",
         "MP0302",
+        "MP0303",
         # The infra pool not ready.
         "MP0401",
         # status.nodeRefs and the Ready count against the Nodes.

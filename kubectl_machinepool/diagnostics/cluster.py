@@ -112,8 +112,8 @@ def cluster_looks_healthy(
 def autoscaler_without_machines(
     rule: Rule, pool: PoolDescription, ctx: Context
 ) -> Iterator[Finding]:
-    low, high = pool.pool.autoscaler_bounds
-    if (low is None and high is None) or pool.uses_machines or pool.infra is None:
+    # Bounds the autoscaler cannot use (MP0303) or a max of 0 make no node group of the pool.
+    if not pool.pool.autoscaler.node_group or pool.uses_machines or pool.infra is None:
         return
     message = (
         "cluster-autoscaler manages this pool (min/max annotations) but it has no MachinePool "
@@ -126,11 +126,10 @@ def autoscaler_without_machines(
 def autoscaler_on_asg_machines(
     rule: Rule, pool: PoolDescription, ctx: Context
 ) -> Iterator[Finding]:
-    low, high = pool.pool.autoscaler_bounds
     infra = pool.infra
     provider = infra_pool_of(infra)
     if (
-        (low is None and high is None)
+        not pool.pool.autoscaler.node_group
         or not pool.uses_machines
         or infra is None
         or provider is None

@@ -1007,3 +1007,22 @@ def test_a_cluster_asked_for_by_name_is_checked_with_no_pool_left() -> None:
     assert orphans == sorted(f"Node {n['metadata']['name']}" for n in claiming)
     assert orphans
     assert describe(snapshot, Selection(namespace=NAMESPACE, names=("x",)), NOW).clusters == ()
+
+
+@pytest.mark.parametrize(("low", "high"), [("1", "1.0"), ("1", "-1"), ("3", "2"), ("0", "0")])
+def test_bounds_that_make_no_node_group_are_not_an_autoscaler_managing_the_pool(
+    run, low: str, high: str
+) -> None:
+    """Bounds cluster-autoscaler cannot use (MP0303) or a max-size of 0 make no node group, so
+    the rules on how the autoscaler scales the pool's instances have nothing to say."""
+    prefix = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-"
+
+    def bounded(objects: list[Obj]) -> None:
+        annotations = pool(objects)["metadata"]["annotations"]
+        annotations.update({prefix + "min-size": low, prefix + "max-size": high})
+
+    found = codes(run("aws-asg", bounded)) | codes(
+        run("aws-asg", chain(asg_with_machines, bounded))
+    )
+    assert not found & {"MP1801", "MP1802"}
+    assert ("MP0303" in found) == (high != "0")
