@@ -46,7 +46,12 @@ def read_record(mp: RawObject | None) -> RestartRecord:
         return RestartRecord(str(value), parse_time(value))
     if not isinstance(value, str):
         return RestartRecord(str(value), None)
-    return RestartRecord(value, parse_time(value) if _RFC3339.fullmatch(value) else None)
+    return RestartRecord(value, parse_start(value))
+
+
+def parse_start(value: str) -> datetime | None:
+    """An RFC 3339 time as the tool writes one; None for anything else."""
+    return parse_time(value) if _RFC3339.fullmatch(value) else None
 
 
 def recorded_start(mp: RawObject | None) -> datetime | None:
