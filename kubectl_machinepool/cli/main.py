@@ -10,7 +10,6 @@ from typing import NoReturn
 
 import click
 
-from kubectl_machinepool import __version__
 from kubectl_machinepool.base.errors import ExitCode, Interrupted, MachinePoolError
 from kubectl_machinepool.base.safetext import scrub
 from kubectl_machinepool.cli.collector import rare_collections
@@ -104,9 +103,23 @@ class LazyGroup(KubectlGroup):
             formatter.write_dl(rows)
 
 
+def _show_version(ctx: click.Context, _param: click.Parameter, asked: bool) -> None:
+    """Eager, as click's own --version: the commit is looked up only when asked for."""
+    if asked and not ctx.resilient_parsing:
+        from kubectl_machinepool.cli.version import version_line
+
+        click.echo(version_line())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, params=persistent_options(), context_settings=CONTEXT_SETTINGS)
-@click.version_option(
-    __version__, "--version", prog_name="kubectl-machinepool", message="%(prog)s %(version)s"
+@click.option(
+    "--version",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_show_version,
+    help="Show the version and the commit it was built from, and exit.",
 )
 def cli(**_persistent: object) -> None:
     """Show the truth about Cluster API MachinePools, and act on them safely.

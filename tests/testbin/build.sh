@@ -84,6 +84,24 @@ build_clusterctl() {
   mv "$out.tmp" "$out"
 }
 
+# krew and its manifest validator, for the single-file install tests (tests/integration/test_krew.py):
+# neither reports its version cheaply (krew makes its directories under KREW_ROOT first), so, like
+# the manager, the version is in the names.
+build_krew() {
+  local cmd out
+  for cmd in krew validate-krew-manifest; do
+    out="$dest/$cmd-$KREW_VERSION"
+    if [ -x "$out" ]; then
+      log "$cmd $KREW_VERSION present"
+      continue
+    fi
+    log "building $cmd $KREW_VERSION (cold: a minute or two)"
+    (cd "$here/krew" && go build -o "$out.tmp" \
+       -ldflags "-s -w -X sigs.k8s.io/krew/internal/version.gitTag=$KREW_VERSION" "sigs.k8s.io/krew/cmd/$cmd")
+    mv "$out.tmp" "$out"
+  done
+}
+
 # CAPI's go.mod cannot be required as a dependency (local replaces), so download the module zip
 # and copy the CRD bases out of it. The layout moved from config/ to core/config/ in v1.14.
 fetch_capi_crds() {
@@ -124,6 +142,7 @@ build_capi_manager "$CAPI_VERSION" "$here/capi" sigs.k8s.io/cluster-api/core
 # v1.10 (v1beta1) is built against Kubernetes 0.32 libraries: it shares no build cache with the
 # rest (cold 2m50s on 2 cores after everything above, which takes 11m47s).
 build_capi_manager "$CAPI_V1BETA1_VERSION" "$here/capi-v1beta1" sigs.k8s.io/cluster-api
+build_krew
 fetch_capi_crds "$CAPI_VERSION"
 fetch_capi_crds "$CAPI_V1BETA1_VERSION"
 printf '%s\n' "$dest"
