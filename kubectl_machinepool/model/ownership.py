@@ -41,6 +41,7 @@ INSTANCE_LABEL = "app.kubernetes.io/instance"
 HELM_RELEASE_NAME = "meta.helm.sh/release-name"
 HELM_RELEASE_NAMESPACE = "meta.helm.sh/release-namespace"
 MANAGED_BY = "app.kubernetes.io/managed-by"
+# The topology controller owns the pool: it writes the version from spec.topology.version.
 TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 TOPOLOGY_POOL = "topology.cluster.x-k8s.io/pool-name"
 CLUSTER_NAME = "cluster.x-k8s.io/cluster-name"
@@ -48,8 +49,6 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 ARGO_MANAGERS = ("argocd-controller", "argocd-application-controller")
 KUBECTL_CSA = "kubectl-client-side-apply"
-# The server's name for fields set before an object's first server-side apply: no writer known.
-BEFORE_FIRST_APPLY = "before-first-apply"
 _KNOWN_MANAGERS: dict[str, str] = {
     **dict.fromkeys(ARGO_MANAGERS, ARGO_CD),
     "kustomize-controller": FLUX_KUSTOMIZATION,
@@ -152,7 +151,8 @@ def _has(obj: dict[str, Any] | None, path: tuple[str, ...]) -> bool:
 
 def _app_ref(instance: str) -> tuple[str, OwnerRef]:
     """An Argo CD instance name, `<app>` or `<namespace>_<app>` (apps in any namespace)."""
-    namespace, _, name = instance.rpartition("_")
+    namespace, split, name = instance.partition("_")
+    namespace, name = (namespace, name) if split else ("", namespace)
     ref = OwnerRef("argoproj.io", "v1alpha1", "applications", namespace, name, "Application")
     return (f"{namespace}/{name}" if namespace else name), ref
 
@@ -209,7 +209,7 @@ class _Flux:
     owner_kind: str
     manager: str
 
-    def applier(self, labels: dict[str, str]) -> Applier | None:
+    def applier(self, labels: dict[str, str], annotations: dict[str, str]) -> Applier | None:
         name = labels.get(f"{self.group}/name")
         if not name:
             return None
@@ -217,7 +217,23 @@ class _Flux:
         name = bounded(name, _NAME)
         ref = OwnerRef(self.group, self.version, self.plural, namespace, name, self.owner_kind)
         evidence = _signal("label", f"{self.group}/name", labels[f"{self.group}/name"])
-        return Applier(self.kind, f"{namespace}/{name}", evidence, True, ref, (self.manager,))
+        held = self._held(labels, annotations)
+        evidence = f"{evidence}; {held}: no longer applied" if held else evidence
+        return Applier(self.kind, f"{namespace}/{name}", evidence, not held, ref, (self.manager,))
+
+    def _held(self, labels: dict[str, str], annotations: dict[str, str]) -> str | None:
+        """The object's own opt-out of kustomize-controller's applies: reconcile disabled (a
+        label or an annotation), or an ssa policy that applies only what is missing, or nothing."""
+        if self.kind != FLUX_KUSTOMIZATION:
+            return None
+        for key, refused in (
+            (f"{self.group}/reconcile", ("disabled",)),
+            (f"{self.group}/ssa", ("Ignore", "IfNotPresent")),
+        ):
+            value = annotations.get(key, labels.get(key))
+            if value is not None and value in refused:
+                return _signal("annotation" if key in annotations else "label", key, value)
+        return None
 
 
 _KUSTOMIZATION = _Flux(
@@ -242,8 +258,9 @@ def _label_appliers(
     labels: dict[str, str], annotations: dict[str, str], entries: tuple[ManagedEntry, ...]
 ) -> list[Applier]:
     argo = _argo(labels, annotations, entries)
-    release = _HELMRELEASE.applier(labels)
-    found = [a for a in (argo, _KUSTOMIZATION.applier(labels), release) if a is not None]
+    release = _HELMRELEASE.applier(labels, annotations)
+    kustomization = _KUSTOMIZATION.applier(labels, annotations)
+    found = [a for a in (argo, kustomization, release) if a is not None]
     # helm-controller installs through Helm's library: its release's meta.helm.sh signals are
     # the same HelmRelease, and Argo CD renders charts with `helm template`, leaving a managed-by
     # label that names no release.
@@ -290,8 +307,6 @@ def _manager_kind(entry: ManagedEntry) -> str | None:
         return None
     if kind is None and entry.operation == "Apply":
         return KUBECTL if entry.manager == "kubectl" else f"field manager {entry.manager}"
-    if kind is None and entry.manager == BEFORE_FIRST_APPLY:
-        return f"field manager {entry.manager}"
     return kind
 
 
@@ -372,26 +387,15 @@ def field_appliers(raw: RawObject, path: tuple[str, ...]) -> tuple[Applier, ...]
     return tuple(found)
 
 
-def owner_words(applier: Applier) -> str:
-    """An applier in a few words: its kind and name, the autoscaler with its bounds."""
-    if applier.kind == AUTOSCALER:
-        return AUTOSCALER
-    return f"{applier.kind} {applier.name}" if applier.name else applier.kind
-
-
-def pool_owner_line(found: tuple[Applier, ...], raw: RawObject | None = None) -> str:
-    """describe's and list's one line: every applier in a few words, GitOps first; "none seen"
-    when no signal shows one."""
-    if not found:
-        return "none seen"
+def pool_owner_line(found: tuple[Applier, ...], annotations: dict[str, str]) -> str:
+    """describe's and list's few words: each applier's kind and name, GitOps first, the
+    autoscaler with its bounds; "" when no signal shows one."""
     words = []
     for applier in found:
-        if applier.kind == AUTOSCALER and raw is not None:
-            bounds = autoscaler_bounds(string_map(dig(raw, "metadata", "annotations")))
-            shown = (
-                f"{bounds.minimum}..{bounds.maximum}" if not bounds.problems else "unusable bounds"
-            )
+        if applier.kind == AUTOSCALER:
+            bounds = autoscaler_bounds(annotations)
+            shown = "unusable bounds" if bounds.problems else f"{bounds.minimum}..{bounds.maximum}"
             words.append(f"{AUTOSCALER} {shown}")
         else:
-            words.append(owner_words(applier))
+            words.append(f"{applier.kind} {applier.name}" if applier.name else applier.kind)
     return ", ".join(dict.fromkeys(words))

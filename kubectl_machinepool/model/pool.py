@@ -29,12 +29,11 @@ from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import parse_time
 from kubectl_machinepool.model.autoscaler import AutoscalerBounds, autoscaler_bounds
 from kubectl_machinepool.model.conditions import Conditions, read_conditions
+from kubectl_machinepool.model.ownership import TOPOLOGY_OWNED, Applier, appliers
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.providers.registry import infra_pool
 
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
-# The topology controller owns the pool: it writes the version from spec.topology.version.
-TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 REPLICAS_MANAGED_BY = "cluster.x-k8s.io/replicas-managed-by"
 
 
@@ -98,6 +97,8 @@ class MachinePool:
     raw: RawObject = field(default_factory=dict, compare=False, repr=False)
     # The kubeconfig context a fleet view (--contexts) read it through; None for one cluster.
     context: str | None = None
+    # Who applies it from outside, as its own signals show (ownership.py).
+    owners: tuple[Applier, ...] = ()
 
     @property
     def desired_version(self) -> str | None:
@@ -236,6 +237,7 @@ def machine_pool(pool: RawObject, snapshot: Snapshot) -> MachinePool:
         observed_generation=integer(status.get("observedGeneration")),
         infra_version=_infra_version(infra_ref, infra),
         raw=pool,
+        owners=appliers(pool),
     )
 
 

@@ -14,7 +14,9 @@ from kubectl_machinepool.base.humanize import age
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.safetext import escape
 from kubectl_machinepool.model.listing import ListedPool
+from kubectl_machinepool.model.ownership import pool_owner_line
 from kubectl_machinepool.render.color import Palette
+from kubectl_machinepool.render.owners import owner_line
 from kubectl_machinepool.render.structured import pool_summary, to_json, to_yaml
 from kubectl_machinepool.render.table import NAME_WIDTH, clip, table
 
@@ -118,6 +120,7 @@ WIDE_COLUMNS = (
         "FAILURE DOMAINS", lambda r, _: clip(escape(",".join(r.pool.failure_domains))) or "<none>"
     ),
     Column("BOOTSTRAP", lambda r, _: _or_none(r.pool.bootstrap_ref and r.pool.bootstrap_ref.kind)),
+    Column("OWNER", lambda row, _: clip(owner_line(row.pool, "<none>"))),
 )
 
 
@@ -198,6 +201,7 @@ def summary(row: ListedPool) -> dict[str, Any]:
         None if row.kubelets is None else [{"version": v, "nodes": n} for v, n in row.kubelets]
     )
     found["findings"] = {"count": len(row.findings), "codes": list(row.findings)}
+    found["owner"] = pool_owner_line(row.pool.owners, row.pool.annotations) or None
     return found
 
 

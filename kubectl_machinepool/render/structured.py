@@ -23,6 +23,7 @@ from kubectl_machinepool.model.pool import MachinePool, TemplateRef
 from kubectl_machinepool.model.states import MachineState, NodeState, ObjectState
 from kubectl_machinepool.model.zones import PoolZones
 from kubectl_machinepool.render.events import event_doc
+from kubectl_machinepool.render.owners import owners_document
 from kubectl_machinepool.render.streams import Stream, write_json, write_yaml
 
 SCHEMA_VERSION = "kubectl-machinepool/v1alpha1"
@@ -298,6 +299,7 @@ def _pool(pool: PoolDescription) -> dict[str, Any]:
         ],
         "events": [event_doc(e) for e in pool.events],
         "zones": _zones(pool.zones),
+        "owners": owners_document(pool.pool),
         "healthChecks": None
         if pool.health_checks is None
         else [_health_check(c) for c in pool.health_checks],

@@ -29,6 +29,7 @@ from kubectl_machinepool.render.events import pool_events
 from kubectl_machinepool.render.findings import findings_list
 from kubectl_machinepool.render.glyphs import UNICODE, Glyphs
 from kubectl_machinepool.render.healthchecks import check_sentence
+from kubectl_machinepool.render.owners import owner_line
 from kubectl_machinepool.render.table import NAME_WIDTH, SEPARATOR, aligned, clip, column_widths
 from kubectl_machinepool.render.treerows import ELLIPSIS, Headline, Health, RowKind, TreeRow
 from kubectl_machinepool.render.treeview import build_tree
@@ -339,6 +340,7 @@ def summary_block(pool: PoolDescription, opts: TreeOptions) -> list[str]:
         ("Versions", _versions(pool)),
         ("Autoscaler", _autoscaler(pool)),
         ("Replicas managed by", mp.replicas_managed_by or "<none>"),
+        ("Owner", owner_line(mp, "none seen")),
         ("Paused", f"yes ({pool.paused_by})" if pool.paused_by else "no"),
         ("Deleting", deleting),
         ("Failure domains", ", ".join(mp.failure_domains) or "<none>"),
