@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, listed, refuse, send
-from kubectl_machinepool.app.planning import Ground, Live, nothing_written
+from kubectl_machinepool.app.planning import Ground, Live, nothing_written, owned
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.errors import (
     ClusterAccessError,
@@ -57,6 +57,8 @@ class DeleteMachine:
     selector: str | None = None
     # --wait: the deletion is followed by a watch of the namespace's Machines.
     follow: bool = False
+    # --ignore-owner: a GitOps owner that reverts the writes is a warning, not a refusal.
+    ignore_owner: bool = False
 
     @property
     def request(self) -> Request:
@@ -177,6 +179,7 @@ def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
     permissions = ground.permissions(writes_for(target, request, now))
     disruption = _disruption(ground, target, asked)
     plan = plan_deletion(target, request, now, permissions, disruption)
+    plan = owned(plan, snapshot, ignore_owner=asked.ignore_owner)
     if asked.follow:
         # Refused, the watch would end the command with the Machine deleted: asked now.
         watch = Access("watch", CAPI_GROUP, "machines", "", target.pool.pool.namespace, "")

@@ -21,6 +21,7 @@ class Pause:
     namespace: str | None  # None: a dump's, wherever the pools are
     pausing: bool
     workload_kubeconfig: str | None = None
+    ignore_owner: bool = False
 
 
 def plans_for(

@@ -38,6 +38,7 @@ from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.offline.dump import load_dump
 from kubectl_machinepool.plans.checks import UNANSWERED, Check, Level, Rereads, unread_checks
 from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.plans.ownerchecks import owner_checks
 from kubectl_machinepool.plans.writes import Access, Batch, Write
 
 if TYPE_CHECKING:
@@ -97,7 +98,8 @@ class Ground(Protocol):
 
 @record
 class Live:
-    """The cluster: read now, asked for permissions, the workload cluster's budgets read."""
+    """The cluster: read now, asked for permissions, the workload cluster's budgets read, and
+    the objects that apply the pools from outside (kube/owners.py) read beside the pools."""
 
     kube: Kube
     now: datetime = dataclasses.field(default_factory=_wall)
@@ -116,6 +118,7 @@ class Live:
             workload_kubeconfig,
             self.kube.timeout,
             diagnosis=diagnosis,
+            owners=True,
         )
 
     def permissions(self, writes: tuple[Write, ...]) -> dict[Access, bool | None]:
@@ -324,6 +327,10 @@ class Asked(Protocol):
 
     @property
     def workload_kubeconfig(self) -> str | None: ...
+    @property
+    def ignore_owner(self) -> bool:
+        """--ignore-owner: a GitOps owner that reverts the writes is a warning, not a refusal."""
+        ...
 
 
 def plan_each(
@@ -335,8 +342,9 @@ def plan_each(
     rereads: Rereads | None = None,
 ) -> tuple[C, ...]:
     """Read the pools and plan each with the user's permissions at hand, what could not be read
-    said first (refused where the command's run reads it again: rereads); a failure says that
-    nothing was written."""
+    said first (refused where the command's run reads it again: rereads), who applies the
+    fields it writes from outside last (plans/ownerchecks.py); a failure says that nothing was
+    written."""
     with nothing_written():
         snapshot, pools = read_pools(
             ground,
@@ -347,13 +355,26 @@ def plan_each(
         )
         return tuple(
             ground.said(
-                _first(
-                    plan(pool, snapshot, ground.permissions),
-                    unread_checks(pool, snapshot, rereads or Rereads()),
+                owned(
+                    _first(
+                        plan(pool, snapshot, ground.permissions),
+                        unread_checks(pool, snapshot, rereads or Rereads()),
+                    ),
+                    snapshot,
+                    ignore_owner=asked.ignore_owner,
                 )
             )
             for pool in pools
         )
+
+
+def owned(plan: C, snapshot: Snapshot, *, ignore_owner: bool) -> C:
+    """The plan with the owner checks of its writes after its own."""
+    checks = owner_checks(plan.writes, snapshot, ignore_owner=ignore_owner)
+    if not checks:
+        return plan
+    # Every plan is a record, which a protocol cannot say.
+    return dataclasses.replace(plan, checks=(*plan.checks, *checks))  # type: ignore[type-var]
 
 
 def _first(plan: C, checks: list[Check]) -> C:

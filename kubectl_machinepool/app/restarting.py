@@ -61,6 +61,7 @@ class Restart:
     namespace: str | None  # None: a dump's, wherever the pools are
     request: RestartRequest
     workload_kubeconfig: str | None = None
+    ignore_owner: bool = False
 
 
 @record
@@ -120,6 +121,7 @@ def _replacement(
         workload_kubeconfig=asked.workload_kubeconfig,
         request_timeout=timeout,
         namespace=pool.pool.namespace,
+        ignore_owner=asked.ignore_owner,
     )
 
 

@@ -18,6 +18,7 @@ class Scale:
     namespace: str | None  # None: a dump's, wherever the pools are
     request: ScaleRequest
     workload_kubeconfig: str | None = None
+    ignore_owner: bool = False
 
 
 def plans_for(

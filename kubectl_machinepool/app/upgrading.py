@@ -38,6 +38,7 @@ class Upgrade:
     workload_kubeconfig: str | None = None
     # --wait: the rollout the writes start is followed, which needs the Nodes (REREADS).
     follow: bool = True
+    ignore_owner: bool = False
 
 
 @record

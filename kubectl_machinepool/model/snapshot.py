@@ -81,6 +81,8 @@ class Snapshot:
     # Those of the notes that say how the input was taken, not what could not be read (a
     # dump's time, inferred): they leave no doubt that what is not shown is not there.
     remarks: tuple[str, ...] = ()
+    # Objects asked for by name that could not be read: (group, kind, namespace, name, why).
+    unread_objects: tuple[tuple[str, str, str, str, str], ...] = ()
 
     @classmethod
     def of(
@@ -94,6 +96,7 @@ class Snapshot:
         unread_notes: Iterable[tuple[str, str, str]] = (),
         made: Made | None = None,
         extra_notes: Iterable[str] = (),
+        unread_objects: Iterable[tuple[str, str, str, str, str]] = (),
     ) -> Snapshot:
         return cls(
             tuple(objects),
@@ -104,6 +107,7 @@ class Snapshot:
             secrets_scope,
             made=made or {},
             extra_notes=tuple(extra_notes),
+            unread_objects=tuple(unread_objects),
         )
 
     def without_extra_notes(self) -> Snapshot:
@@ -175,3 +179,9 @@ class Snapshot:
 
     def find(self, group: str, kind: str, namespace: str, name: str) -> RawObject | None:
         return self._by_identity.get((group, kind, namespace, name))
+
+    def why_unread(self, group: str, kind: str, namespace: str, name: str) -> str | None:
+        """Why this object, asked for by name, could not be read; None when it was not asked
+        for, or was read."""
+        wanted = (group, kind, namespace, name)
+        return next((why for *key, why in self.unread_objects if tuple(key) == wanted), None)

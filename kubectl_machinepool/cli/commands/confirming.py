@@ -1,5 +1,6 @@
-"""The flags and the question every write command shares: --dry-run, --yes, "Go ahead?", the
-callbacks that carry a plan's output and that question to the app layer, and what -f allows."""
+"""The flags and the question every write command shares: --dry-run, --yes, --ignore-owner, "Go
+ahead?", the callbacks that carry a plan's output and that question to the app layer, and what -f
+allows."""
 
 from __future__ import annotations
 
@@ -20,7 +21,13 @@ if TYPE_CHECKING:
 
 
 def write_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--dry-run=none|client|server and -y/--yes, as kubectl spells them."""
+    """--dry-run=none|client|server and -y/--yes, as kubectl spells them, and --ignore-owner."""
+    command = click.option(
+        "--ignore-owner",
+        is_flag=True,
+        help="Write fields a GitOps owner (Argo CD, Flux) applies and may revert; the plan keeps "
+        "the warning",
+    )(command)
     command = click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")(command)
     return click.option(
         "--dry-run",

@@ -125,6 +125,7 @@ def delete_machine_command(
     asked: DeleteMachine,
     dry_run: str,
     yes: bool,
+    ignore_owner: bool,
     wait: bool | None,
     timeout: str,
     source: Source,
@@ -166,7 +167,12 @@ def delete_machine_command(
     palette = Palette(painted)
     if confirming.from_dump("delete-machine", source, dry_run):
         dump = Dump.load(source, env.stdin, env.now)
-        asked = replace(asked, namespace=access.scope(None), selector=access.selector)
+        asked = replace(
+            asked,
+            namespace=access.scope(None),
+            selector=access.selector,
+            ignore_owner=ignore_owner,
+        )
         plan = plan_on(dump, asked, warn=env.warn)
         env.out(dump.heading)
         env.out(render_plan(plan, palette, width=env.width), nl=False, color=painted)
@@ -181,6 +187,7 @@ def delete_machine_command(
             namespace=access.scope(kube.connection.namespace),
             selector=access.selector,
             follow=carry.wait,
+            ignore_owner=ignore_owner,
         )
         with before_writes():
             plan = plan_for(kube, asked, warn=env.warn)

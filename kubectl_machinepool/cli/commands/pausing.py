@@ -32,10 +32,11 @@ def _options(command: Callable[..., Any]) -> Callable[..., Any]:
 def _run(
     env: Environment,
     pausing: bool,
-    names: tuple[str, ...],
     *,
+    names: tuple[str, ...],
     dry_run: str,
     yes: bool,
+    ignore_owner: bool,
     source: Source,
     color: ColorMode,
     access: AccessOptions,
@@ -53,7 +54,9 @@ def _run(
         f"rollout {'pause' if pausing else 'resume'}",
         source=source,
         dry_run=dry_run,
-        plan=lambda ground, ns: app.plans_for(ground, app.Pause(names, ns, pausing), warn=env.warn),
+        plan=lambda ground, ns: app.plans_for(
+            ground, app.Pause(names, ns, pausing, ignore_owner=ignore_owner), warn=env.warn
+        ),
         render=render_plan,
         painted=env.color(color),
         nothing=f"{', '.join(names)} already {state}",
@@ -64,16 +67,7 @@ def _run(
 
 @click.command("pause", context_settings=CONTEXT_SETTINGS)
 @_options
-def pause_command(
-    env: Environment,
-    *,
-    names: tuple[str, ...],
-    dry_run: str,
-    yes: bool,
-    source: Source,
-    color: ColorMode,
-    access: AccessOptions,
-) -> None:
+def pause_command(env: Environment, **options: Any) -> None:
     """Stop MachinePools' rollouts where they are: pause the pool and its infra pool.
 
     \b
@@ -92,21 +86,12 @@ def pause_command(
       kubectl machinepool rollout pause asg-workers eks-default -n capi-prod --dry-run=server
       kubectl machinepool rollout pause vmss-workers -f export/ --dry-run=client
     """
-    _run(env, True, names, dry_run=dry_run, yes=yes, source=source, color=color, access=access)
+    _run(env, True, **options)
 
 
 @click.command("resume", context_settings=CONTEXT_SETTINGS)
 @_options
-def resume_command(
-    env: Environment,
-    *,
-    names: tuple[str, ...],
-    dry_run: str,
-    yes: bool,
-    source: Source,
-    color: ColorMode,
-    access: AccessOptions,
-) -> None:
+def resume_command(env: Environment, **options: Any) -> None:
     """Let MachinePools roll again: lift the pause `rollout pause` set, and only that.
 
     \b
@@ -121,4 +106,4 @@ def resume_command(
     Examples:
       kubectl machinepool rollout resume vmss-workers -n capi-prod
     """
-    _run(env, False, names, dry_run=dry_run, yes=yes, source=source, color=color, access=access)
+    _run(env, False, **options)

@@ -57,6 +57,7 @@ def restart_command(
     drain_timeout: str | None,
     dry_run: str,
     yes: bool,
+    ignore_owner: bool,
     wait: bool,
     timeout: str,
     source: Source,
@@ -99,7 +100,7 @@ def restart_command(
     ui = confirming.callbacks(env, yes)
 
     def asked(namespace: str | None) -> restarting.Restart:
-        return restarting.Restart(names, namespace, request)
+        return restarting.Restart(names, namespace, request, ignore_owner=ignore_owner)
 
     poolwrites.plan_and_carry(
         env,

@@ -54,6 +54,7 @@ def scale_command(
     force: bool,
     dry_run: str,
     yes: bool,
+    ignore_owner: bool,
     source: Source,
     color: ColorMode,
     access: AccessOptions,
@@ -94,7 +95,7 @@ def scale_command(
         source=source,
         dry_run=dry_run,
         plan=lambda ground, ns: scaling.plans_for(
-            ground, scaling.Scale(names, ns, request), warn=env.warn
+            ground, scaling.Scale(names, ns, request, ignore_owner=ignore_owner), warn=env.warn
         ),
         render=render_plan,
         painted=env.color(color),

@@ -80,6 +80,7 @@ def upgrade_command(
     force: bool,
     dry_run: str,
     yes: bool,
+    ignore_owner: bool,
     wait: bool,
     timeout: str,
     stuck_after: str,
@@ -140,7 +141,9 @@ def upgrade_command(
         source=source,
         dry_run=dry_run,
         plan=lambda ground, ns: upgrading.plans_for(
-            ground, upgrading.Upgrade(names, ns, request, follow=wait), ui=ui
+            ground,
+            upgrading.Upgrade(names, ns, request, follow=wait, ignore_owner=ignore_owner),
+            ui=ui,
         ),
         render=render_plan,
         painted=env.color(color),
