@@ -108,10 +108,12 @@ def _cache_key(what: str, params: dict[str, Any]) -> list[Any]:
     return [what, files, *scope]
 
 
-def _from_cluster(ctx: click.Context, incomplete: str, reader: str) -> list[CompletionItem]:
+def _from_cluster(
+    ctx: click.Context, incomplete: str, reader: str, params: dict[str, Any] | None = None
+) -> list[CompletionItem]:
     """The values kube.names.<reader> reads, that module imported only when the cache has no
     answer."""
-    params = _params(ctx)
+    params = _params(ctx) if params is None else params
 
     def produce() -> Values:
         from kubectl_machinepool.kube import names
@@ -184,6 +186,46 @@ def _from_dump(params: dict[str, Any], incomplete: str, reader: str) -> list[Com
         return []
 
 
+def _revisions_in_dump(params: dict[str, Any], incomplete: str) -> list[CompletionItem]:
+    filenames, pool = tuple(params["filenames"]), params["pool"]
+    namespace = params.get("namespace")
+
+    def produce() -> Values:
+        from kubectl_machinepool.base.apiversion import CAPI_GROUP
+        from kubectl_machinepool.kube.names import revision_values
+        from kubectl_machinepool.offline.dump import load_dump
+
+        return [
+            value
+            for obj in load_dump(filenames, None).of_kind(CAPI_GROUP, "MachinePool")
+            if dig(obj, "metadata", "name") == pool
+            and namespace in (None, dig(obj, "metadata", "namespace"))
+            for value in revision_values(obj)
+        ]
+
+    try:
+        return _offer(
+            _cached(_dump_key(f"dump revisions {pool}", filenames, namespace), produce), incomplete
+        )
+    except Exception:  # a missing or malformed dump offers nothing, quietly
+        return []
+
+
+def revisions(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """rollout history --revision and undo --to-revision: the revisions recorded on the pool
+    named, in the cluster or in -f's dump."""
+    params = _params(ctx)
+    # Completing an option's value, click leaves the words before it unassigned: the pool is
+    # the first of them.
+    named = params.get("pool") or next((a for a in ctx.args if not a.startswith("-")), None)
+    if not named:
+        return []
+    params["pool"] = named.rpartition("/")[2]  # TYPE/NAME as every command takes it
+    if params.get("filenames"):
+        return _revisions_in_dump(params, incomplete)
+    return _from_cluster(ctx, incomplete, "revisions", params)
+
+
 Completer = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
 
 
@@ -231,3 +273,13 @@ def rule_codes(
     from kubectl_machinepool.diagnostics.rules import RULES
 
     return _offer([(rule.code, rule.title) for rule in RULES], incomplete.upper())
+
+
+def fixable_rule_codes(
+    _ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """fix --rule: the codes of the rules one of this tool's writes remedies, with the command."""
+    from kubectl_machinepool.diagnostics.rules import RULES
+
+    fixable = [(r.code, f"{r.title}: {r.remedy.command}") for r in RULES if r.remedy]
+    return _offer(fixable, incomplete.upper())

@@ -11,8 +11,10 @@ from kubectl_machinepool.base.apiversion import CAPI_GROUP, ref_group
 from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import load_connection
+from kubectl_machinepool.kube.poolread import read_pool
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.model.poolname import POOL_NAME_LABEL, pool_label_value
+from kubectl_machinepool.model.revisions import read_history
 from kubectl_machinepool.providers.registry import infra_pool
 from kubectl_machinepool.providers.upgrades import settable
 
@@ -117,3 +119,16 @@ def set_paths(kube: Kube, namespace: str | None, _pool: str | None) -> Values:
         for path in settable(provider.upgrade) if provider else ():
             found.setdefault(f"{path}=", provider.kind if provider else "")
     return sorted(found.items())
+
+
+def revision_values(pool: dict[str, Any]) -> Values:
+    """The revisions recorded on a MachinePool, newest first, each with what made it."""
+    history = read_history(pool)
+    return [(str(r.number), r.cause) for r in reversed(history.revisions)]
+
+
+def revisions(kube: Kube, namespace: str | None, pool: str | None) -> Values:
+    """The revisions of the pool named (rollout history's and undo's argument): one GET."""
+    if not pool or namespace is None:
+        return []
+    return revision_values(read_pool(kube, namespace, pool))

@@ -410,7 +410,10 @@ WATCHES = {
     (CAPI, "machinepools", "watch"), (CAPI, "machines", "watch"), ("", "events", "watch"),
     (INFRA, "*", "watch"),
 }  # fmt: skip
+# rollout history's GET of the pool (test_least_privilege_writes.py: the deleter and operator
+# roles grant it too, so the probes here, run with the deleter, cannot show it).
 READER_ELSEWHERE = {
+    (CAPI, "machinepools", "get"),
     ("apiextensions.k8s.io", "customresourcedefinitions", "get"),
     ("", "namespaces", "list"),
     ASO_AGENT_POOLS,

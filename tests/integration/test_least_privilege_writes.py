@@ -211,3 +211,20 @@ def test_what_a_plan_could_not_read_it_says_instead_of_judging(
         restart,
         "DockerMachinePool objects could not be read: each replacement is planned from them",
     )
+
+
+def test_rollout_history_needs_the_reader_s_get_of_the_pool(
+    seeded: tuple[Seeded, dict[str, Obj]], capsys
+) -> None:
+    """One GET of the MachinePool, granted by the reader: without it, one line and exit 1."""
+    found, roles = seeded
+    ns = found.namespace
+    reader = found.user("history", roles[READER])
+    shown = cli(capsys, reader, "rollout", "history", POOL, "-n", ns)
+    assert (shown.code, shown.err) == (0, "")
+    assert shown.out == f"machinepool.cluster.x-k8s.io/{POOL}: no revisions recorded\n"
+    role = reader_without(seeded, "no-get", (CAPI, "machinepools", "get"))
+    less = cli(capsys, found.user("no-get", role), "rollout", "history", POOL, "-n", ns)
+    assert less.code == 1
+    [line, _hint] = less.err.splitlines()
+    assert 'cannot get resource "machinepools"' in line
