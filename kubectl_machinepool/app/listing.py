@@ -62,6 +62,8 @@ COVERED = frozenset(
         "MP2501",
         # The Nodes per zone.
         "MP2701",
+        # The pool's fields against its last-applied copy.
+        "MP2801",
     }
 )
 

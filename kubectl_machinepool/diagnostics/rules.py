@@ -1,6 +1,6 @@
 """diagnose: every known MachinePool problem as a finding with evidence, action and references.
 
-Each rule (R1-R27, after the upstream bug it detects) has one or more codes (MP0101 is R1a);
+Each rule (R1-R28, after the upstream bug it detects) has one or more codes (MP0101 is R1a);
 `kubectl machinepool explain --list` lists them with their upstream references. Rules are pure functions over describe's model plus the raw objects.
 """
 
@@ -16,6 +16,7 @@ from kubectl_machinepool.diagnostics import (
     infrastructure,
     lifecycle,
     nodes,
+    ownership,
     replicas,
     scaling,
     versions,
@@ -37,7 +38,8 @@ RULES: list[Rule] = sorted(
     + versions.RULES
     + healthchecks.RULES
     + zones.RULES
-    + cluster.RULES,
+    + cluster.RULES
+    + ownership.RULES,
     key=lambda r: r.code,
 )
 BY_CODE = {rule.code: rule for rule in RULES}

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from support.healthchecks import health_checked
 from support.objects import NOW, T0
+from support.ownership import carrying, owned_pool
 from support.scenarios import SCENARIOS, condition, core_manager, node, zoned
 from support.snapshots import NAMESPACE
 
@@ -624,13 +625,15 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {
     "MP2501": (("eks-managed", topology_owned, {}), ("eks-managed", None, {})),
     "MP2601": (("azure-vmss", health_checked("vmss-workers", "prod", {"vmss-workers-2": MINUTE_AGO}), {"capi": "v1.14.2"}), ("azure-vmss", health_checked("vmss-workers", "prod", {"vmss-workers-2": MINUTE_AGO}, template=True), {"capi": "v1.14.2"})),
     "MP2701": (("aws-asg", zoned("eu-west-1a", "eu-west-1a", "eu-west-1b"), {"healthy": True}), ("aws-asg", chain(zoned("eu-west-1a", "eu-west-1a", "eu-west-1b"), scaling_up), {"healthy": True})),
+    "MP2801": (("capd", carrying(owned_pool("kubectl-csa")), {}), ("capd", carrying(owned_pool("kubectl-ssa")), {})),
+    "MP2802": (("capd", carrying(owned_pool("argo-ssa-scaled")), {}), ("capd", carrying(owned_pool("argo-ssa")), {})),
 }  # fmt: skip
 
 
 def test_every_rule_has_cases() -> None:
     assert sorted(CASES) == sorted(BY_CODE)
     known_issues = {r.rule.rstrip(string.ascii_lowercase) for r in RULES if r.rule}
-    assert known_issues == {f"R{n}" for n in range(1, 28)}
+    assert known_issues == {f"R{n}" for n in range(1, 29)}
 
 
 GENERATIONS = ["v1beta1", "v1beta2"]
