@@ -49,12 +49,14 @@ def follow(
     wake_in: seconds after which the view must be read again even if nothing changed (a
     deadline of its own, as rollout status's stuck clock), None for never."""
     deadline = None if timeout is None else clock() + timeout
-    view = read()
-    if over(view):
-        show(view, ())
-        return True, view
-    changes = Changes()
-    with Kube.connect(access) as kube:
+    # Every read and watch of the run on one Kube: each read goes over the connections the
+    # first opened, with what its discovery found and the workload clusters' connections.
+    with Kube.kept(access) as kube:
+        view = read()
+        if over(view):
+            show(view, ())
+            return True, view
+        changes = Changes()
         # The first read says what to watch; what changes while the watches start is in the
         # second, shown first.
         watched = watches(kube, view)
@@ -102,14 +104,6 @@ def follow(
                 seen = ()
         finally:
             changes.stop()
-            _close_others(watched, kube)
-
-
-def _close_others(watched: list[Watched], kube: Kube) -> None:
-    """The workload clusters' connections, made for their watches (kube's own `with` closes
-    it): a watch still reading returns its socket to a closed pool, which closes it."""
-    for other in {id(w.kube): w.kube for w in watched if w.kube is not kube}.values():
-        other.close()
 
 
 def _say_refused(changes: Changes, warn: Callable[[str], None]) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from kubectl_machinepool.base.errors import ClusterAccessError
 from kubectl_machinepool.kube.liststream import NotAList, read_list, without_managed_fields
-from kubectl_machinepool.kube.transport import Answer
+from kubectl_machinepool.kube.pool import Answer
 
 # No answer (and no object of a list answer) is read beyond this.
 MAX_ANSWER = 64 << 20

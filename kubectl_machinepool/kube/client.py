@@ -11,32 +11,25 @@ from __future__ import annotations
 import builtins
 import os
 import time
-from collections.abc import Callable, Generator
-from contextlib import closing
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
-from kubectl_machinepool.base.apiversion import (
-    CAPI_GROUP,
-)
-from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
+from kubectl_machinepool.base.errors import MachinePoolError
 from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 from kubectl_machinepool.kube.answers import MAX_ANSWER, body, document, listed
 from kubectl_machinepool.kube.apierrors import Retry, api_error, retry_after, transport_errors
 from kubectl_machinepool.kube.connection import Connection, load_connection
-from kubectl_machinepool.kube.discovery import (
-    CAPI_PLURALS,
-    from_crd,
-    from_discovery,
-    served_capi_version,
-)
+from kubectl_machinepool.kube.discovery import ServedKinds
 from kubectl_machinepool.kube.interruptible import Timeouts, timeouts
+from kubectl_machinepool.kube.pool import Answer, Headers
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.kube.serverclock import ServerClock
-from kubectl_machinepool.kube.transport import Answer, Headers, Transport
+from kubectl_machinepool.kube.transport import Transport
 from kubectl_machinepool.kube.watch import (
     WATCH_SLACK,
     WATCH_WINDOW,
@@ -50,6 +43,8 @@ from kubectl_machinepool.kube.watch import (
 READ_RETRIES = 3
 METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 T = TypeVar("T")
+# The Kube each kept() run keeps for its flags.
+_KEPT: dict[AccessOptions, Kube] = {}
 
 
 @record
@@ -89,17 +84,40 @@ class Kube:
         self._timeout = request_timeout
         self._answer_timeout = answer_timeout
         self.chunk_size = chunk_size
-        self._resources: dict[tuple[str, str], Resource] = {}
-        self._capi_version: str | None = None
+        self.kinds = ServedKinds(self)
+        # Workload clusters reached through this one, by Cluster and flags (workload.py), and
+        # every one made, closed with it.
+        self.workloads: dict[tuple[str, str, str | None, float | None], Kube] = {}
+        self.others: builtins.list[Kube] = []
+        self._held = self._closed = False
         # The server's time as its answers' Date headers say: a restart's start is on it.
         self.server_clock = ServerClock()
 
     @classmethod
     def connect(cls, access: AccessOptions) -> Kube:
+        """A Kube for these flags: the one a run keeps for them (kept()), else a new one."""
+        if (kept := _KEPT.get(access)) is not None:
+            return kept
         connection = load_connection(
             access.kubeconfig, access.context, plugin_timeout=access.request_timeout
         )
         return cls(connection, access.request_timeout, access.chunk_size)
+
+    @classmethod
+    @contextmanager
+    def kept(cls, access: AccessOptions) -> Iterator[Kube]:
+        """One Kube for every connect(access) within, for a run that reads again and again (a
+        followed view): each read goes over the same connections, with what discovery found
+        and the workload clusters' connections; the reads' own `with` closes nothing, the end
+        of this one closes it."""
+        kube = cls.connect(access)
+        kube._held, _KEPT[access] = True, kube
+        try:
+            yield kube
+        finally:
+            del _KEPT[access]
+            kube._held = False
+            kube.close()
 
     def __enter__(self) -> Kube:
         return self
@@ -108,9 +126,20 @@ class Kube:
         self.close()
 
     def close(self) -> None:
-        """Its connections and held files; once."""
+        """Its connections, the workload clusters' ones made through it, and its held files;
+        once, and for a kept Kube when its run ends."""
+        if self._held or self._closed:
+            return
+        self._closed = True
+        for other in self.others:
+            other.close()
         self._transport.close()
         self._close_files()
+
+    def open_ahead(self, count: int) -> None:
+        """Open count connections beside the first request, for the reads after it: over a
+        wide-area link each new one costs two round trips (pool.py)."""
+        self._transport.open_ahead(count, timeouts(self._timeout))
 
     def _close_files(self) -> None:
         for fd in self.connection.held_files:
@@ -349,53 +378,22 @@ class Kube:
         spec = Watch(resource, namespace, name, selector, window, slack)
         return watch(self, spec, resource_version, timeout, health)
 
-    # -- discovery ---------------------------------------------------------------------------
+    # -- discovery (discovery.ServedKinds: once per server and run) ----------------------
 
     def capi_version(self) -> str:
-        """The Cluster API version to read: v1beta2 (CAPI 1.11+) when served, else v1beta1.
-        Asked once per run."""
-        if self._capi_version is None:
-            self._capi_version = served_capi_version(self)
-        return self._capi_version
+        return self.kinds.capi_version()
 
     def machine_pools(
         self, namespace: str | None, selector: str | None = None
     ) -> builtins.list[RawObject]:
-        """Every MachinePool in scope: a run's first read. On a server that serves v1beta2 (CAPI
-        1.11 and later) the LIST shows it, so the discovery round trip is made only when that
-        LIST finds no such resource (a v1beta1-only server, or no Cluster API at all)."""
-        if self._capi_version is None:
-            try:
-                found = self.list(self.likely_capi_resource("MachinePool"), namespace, selector)
-            except NotFoundError:
-                pass
-            else:
-                self._capi_version = "v1beta2"
-                return found
-        return self.list(self.capi_resource("MachinePool"), namespace, selector)
+        """Every MachinePool in scope: a run's first read, which also finds the version."""
+        return self.kinds.machine_pools(namespace, selector)
 
     def likely_capi_resource(self, kind: str) -> Resource:
-        """One of Cluster API's own kinds before any read found the version: the newest, the
-        one machine_pools() tries first (or the version found, once it is known)."""
-        return Resource(CAPI_GROUP, self._capi_version or "v1beta2", kind, CAPI_PLURALS[kind])
+        return self.kinds.likely(kind)
 
     def capi_resource(self, kind: str) -> Resource:
-        """One of Cluster API's own kinds, in the version discovery found. Their plurals are
-        fixed, so no CRD is read: on a busy server that GET held the Machine LIST back ~40 ms."""
-        return Resource(CAPI_GROUP, self.capi_version(), kind, CAPI_PLURALS[kind])
+        return self.kinds.capi(kind)
 
     def resource(self, group: str, kind: str, preferred: str | None = None) -> Resource:
-        """Resolve group+kind to a served version and plural, as Cluster API does, cached per run.
-
-        v1beta2 references carry no version: read it from the CRD's contract label; without
-        permission to read CRDs, fall back to API discovery.
-        """
-        key = (group, kind)
-        if key not in self._resources:
-            found = from_crd(self, group, kind, preferred) or from_discovery(
-                self, group, kind, preferred
-            )
-            if found is None:
-                raise NotFoundError(f"no API on {self.where} serves kind {kind} in group {group}")
-            self._resources[key] = found
-        return self._resources[key]
+        return self.kinds.resource(group, kind, preferred)

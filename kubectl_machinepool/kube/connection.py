@@ -8,7 +8,7 @@ from it only inline credentials are used (no command runs, no local file is read
 Credentials never touch the disk: the CA goes into the TLS context as data, client certificates
 and keys into anonymous in-memory files (memfd) held for the connection's lifetime. The client
 library's kubeconfig loader, which writes them to temporary files that outlive a kill, is not used,
-nor is the rest of the library: what a connection needs is in transport.Settings.
+nor is the rest of the library: what a connection needs is in settings.Settings.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from kubectl_machinepool.kube.kubeconfig import (
     read_files,
 )
 from kubectl_machinepool.kube.kubefiles import kubeconfig_paths
-from kubectl_machinepool.kube.transport import Auth, Settings
+from kubectl_machinepool.kube.settings import Auth, Settings
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 # Refresh an exec plugin's token this long before it expires, as client-go does.

@@ -17,7 +17,7 @@ from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.instancereads import Instances, machine_kinds
 from kubectl_machinepool.kube.owners import OwnerReads
-from kubectl_machinepool.kube.parallel import Pending
+from kubectl_machinepool.kube.parallel import MAX_PARALLEL, Pending
 from kubectl_machinepool.kube.reads import Outcome, Reads, template_refs
 from kubectl_machinepool.kube.resource import (
     CLUSTERCTL_PROVIDERS,
@@ -26,7 +26,7 @@ from kubectl_machinepool.kube.resource import (
     NODES,
     SECRETS,
 )
-from kubectl_machinepool.kube.workload import workload_kube, workload_nodes
+from kubectl_machinepool.kube.workload import workload_nodes, workload_of
 from kubectl_machinepool.model.controllers import CORE_PROVIDER, PROVIDER_LABEL
 from kubectl_machinepool.model.poolname import POOL_NAME_LABEL
 from kubectl_machinepool.model.selector import Selection, selected
@@ -37,6 +37,17 @@ if TYPE_CHECKING:
     from kubectl_machinepool.kube.changes import Watched
 
 CORE_SELECTOR = f"{PROVIDER_LABEL}={CORE_PROVIDER}"
+# Connections opened beside a read plan's first LISTs (the MachinePools', the Machines'), for
+# the reads that start when the pools are in: as many as run at once, less those two, of which
+# the MachinePools' is free again by then. Each would cost the reads after it two round trips
+# (TCP, TLS) on a wide-area link; opened beside the first, they cost none.
+AHEAD = MAX_PARALLEL - 2
+
+
+def _opened_ahead(kube: Kube, count: int) -> Reads:
+    """A read plan's reads, with count connections opened for them beside its first LISTs."""
+    kube.open_ahead(count)
+    return Reads(kube)
 
 
 def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
@@ -54,9 +65,9 @@ def read_pools(
     """For `list`: the MachinePools in scope, the infra pools of those selected, and beside
     them the Nodes of their Clusters (one LIST each, for UP-TO-DATE and FINDINGS). Every pool in
     scope is kept, named or not, so that the Nodes of one left out are not taken for strays."""
+    reads = _opened_ahead(kube, AHEAD + 1)  # no Machine LIST beside the MachinePools' here
     every = _machine_pools(kube, namespace, Selection(namespace, selector=selection.selector))
     pools = [p for p in every if selected(p, selection)]
-    reads = Reads(kube)
     clusters = sorted({_cluster_of(p) for p in pools})
     nodes = [
         reads.spawn(
@@ -205,7 +216,7 @@ def read_description(
     are kept, not only their states. owners (a write's plan): the objects that apply the
     selected pools and their infra pools from outside (kube/owners.py), read beside the rest.
     """
-    reads = Reads(kube)
+    reads = _opened_ahead(kube, AHEAD)
     instances = Instances(reads, namespace)
     try:
         every_pool = kube.machine_pools(namespace)
@@ -372,5 +383,5 @@ def watched(
         found.append(Watched(kube, EVENTS, namespace))
     for ns, cluster in sorted(set(node_clusters)):
         with contextlib.suppress(MachinePoolError):
-            found.append(Watched(workload_kube(kube, ns, cluster, override, timeout), NODES, None))
+            found.append(Watched(workload_of(kube, ns, cluster, override, timeout), NODES, None))
     return found

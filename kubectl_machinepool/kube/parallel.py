@@ -10,6 +10,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any, Generic, TypeVar
 
 from kubectl_machinepool.kube.interruptible import SLICE
@@ -44,16 +45,18 @@ def start_daemon(target: Callable[..., object], *args: Any) -> threading.Thread:
 class Pending(Generic[T]):
     """A call running in its own thread (at most MAX_PARALLEL at once, the rest wait their turn);
     result() waits for it and re-raises what it raised. Nothing waits for another Pending from
-    inside one: that could hold every slot."""
+    inside one, as that could hold every slot, but for one made with slot=False: a small read
+    beside the one its caller's thread makes, under the slot that thread holds."""
 
-    def __init__(self, call: Callable[[], T]) -> None:
+    def __init__(self, call: Callable[[], T], *, slot: bool = True) -> None:
         self._call = call
+        self._slot = slot
         self._value: tuple[T] | None = None
         self._error: BaseException | None = None
         self._thread = start_daemon(self._run)
 
     def _run(self) -> None:
-        with _slots:
+        with _slots if self._slot else nullcontext():
             try:
                 self._value = (self._call(),)
             except BaseException as err:  # handed to the caller, who decides

@@ -37,8 +37,8 @@ from kubectl_machinepool.kube.apierrors import status_error
 from kubectl_machinepool.model.changes import LISTED
 
 if TYPE_CHECKING:
+    from kubectl_machinepool.kube.pool import Answer
     from kubectl_machinepool.kube.resource import Resource
-    from kubectl_machinepool.kube.transport import Answer
 
 
 class Kube(Protocol):

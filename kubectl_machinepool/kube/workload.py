@@ -5,11 +5,13 @@ PodDisruptionBudgets a drain would meet."""
 from __future__ import annotations
 
 import base64
+from functools import partial
 
 from kubectl_machinepool.base.errors import MachinePoolError, UnreachableError
 from kubectl_machinepool.base.fields import RawObject, dig
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import connection_from_dict, load_connection
+from kubectl_machinepool.kube.parallel import Pending
 from kubectl_machinepool.kube.resource import BUDGETS, EVENTS, NODES, PODS, SECRETS
 from kubectl_machinepool.model.snapshot import WorkloadNodes
 from kubectl_machinepool.offline.dump import read_documents
@@ -70,6 +72,32 @@ def workload_kube(
     )
 
 
+def workload_of(
+    kube: Kube, namespace: str, cluster: str, override: str | None, timeout: float | None
+) -> Kube:
+    """The run's connection to a Cluster's workload API server: made on first use (its Secret
+    read once), kept by the management cluster's Kube and closed with it, so that each read
+    of a followed view goes over the connections the one before opened."""
+    key = (namespace, cluster, override, timeout)
+    if (found := kube.workloads.get(key)) is not None:
+        return found
+    made = workload_kube(kube, namespace, cluster, override, timeout)
+    kept = kube.workloads.setdefault(key, made)  # two reads of one Cluster: one is kept
+    if kept is made:
+        kube.others.append(made)
+    else:
+        made.close()
+    return kept
+
+
+def _forget(kube: Kube, workload: Kube) -> None:
+    """A read through it failed: the next one reads the Secret again (it may name a new
+    server or new credentials). Its watches go on; it is closed with the run."""
+    for key, kept in list(kube.workloads.items()):
+        if kept is workload:
+            kube.workloads.pop(key, None)
+
+
 def workload_disruption(
     kube: Kube,
     namespace: str,
@@ -112,15 +140,26 @@ def workload_nodes(
     from kubectl_machinepool.model.states import node_state
 
     try:
-        with workload_kube(kube, namespace, cluster, override, timeout) as workload:
+        workload = workload_of(kube, namespace, cluster, override, timeout)
+        # Side by side on connections opened together: over a wide-area link each read after
+        # another would cost its round trip, and a new connection two more.
+        token_read = Pending(partial(_token_secrets, workload), slot=False) if tokens else None
+        events_read = (
+            Pending(partial(_node_events, workload, namespace, cluster), slot=False)
+            if events
+            else None
+        )
+        try:
             if keep:
                 nodes = tuple(workload.list(NODES, None, managed_fields=False))
             else:
                 states = workload.list_of(NODES, None, node_state, managed_fields=False)
-            token_secrets = _token_secrets(workload) if tokens else None
-            events_read, events_note = (
-                _node_events(workload, namespace, cluster) if events else (None, None)
-            )
+        except MachinePoolError:
+            _forget(kube, workload)
+            raise
+        finally:
+            token_secrets = token_read.result() if token_read else None
+            node_events, events_note = events_read.result() if events_read else (None, None)
     except MachinePoolError as err:
         note = f"Nodes of Cluster {namespace}/{cluster} are not shown: {err.message}"
         unreachable = isinstance(err, UnreachableError)
@@ -131,7 +170,7 @@ def workload_nodes(
         nodes if keep else None,
         token_secrets=token_secrets,
         states=None if keep else tuple(states),
-        events=events_read,
+        events=node_events,
         events_note=events_note,
     )
 

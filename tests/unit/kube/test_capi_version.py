@@ -13,7 +13,7 @@ from support.loopback import QuietHandler, serving
 from kubectl_machinepool.base.errors import NotFoundError
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection
-from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.kube.settings import Settings
 
 GROUP = "/apis/cluster.x-k8s.io"
 NOT_FOUND = {"kind": "Status", "code": 404, "reason": "NotFound", "message": "not found"}

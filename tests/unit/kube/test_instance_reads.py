@@ -13,7 +13,7 @@ from support.loopback import QuietHandler, serving
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection
 from kubectl_machinepool.kube.fetch import read_description
-from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.kube.settings import Settings
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.model.states import machine_state, object_state

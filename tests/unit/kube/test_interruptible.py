@@ -27,7 +27,8 @@ from support.loopback import QuietHandler, serving
 from support.pki import CertificateAuthority
 
 from kubectl_machinepool.kube.interruptible import timeouts
-from kubectl_machinepool.kube.transport import Settings, Transport
+from kubectl_machinepool.kube.settings import Settings
+from kubectl_machinepool.kube.transport import Transport
 
 ROUNDS = 20
 # A bound on a hang, never a measure: a signal handled at all is handled within a second.

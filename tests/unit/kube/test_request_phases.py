@@ -23,7 +23,7 @@ from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection, connection_from_dict
 from kubectl_machinepool.kube.interruptible import SLICE, Phase, Timeouts, timeouts
 from kubectl_machinepool.kube.resource import NODES
-from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.kube.settings import Settings
 
 # --request-timeout 500ms: every phase bounded by it.
 SHORT = 0.5

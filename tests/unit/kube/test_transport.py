@@ -31,8 +31,10 @@ from kubectl_machinepool.kube import connection as connection_module
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection, load_connection
 from kubectl_machinepool.kube.permissions import allowed
+from kubectl_machinepool.kube.pool import POOL_SIZE
 from kubectl_machinepool.kube.proxies import bypassed
-from kubectl_machinepool.kube.transport import POOL_SIZE, USER_AGENT, Auth, Settings
+from kubectl_machinepool.kube.settings import Auth, Settings
+from kubectl_machinepool.kube.transport import USER_AGENT
 
 REPO = Path(__file__).resolve().parents[3]
 GROUP = {"kind": "APIGroup", "versions": [{"version": "v1beta2"}]}

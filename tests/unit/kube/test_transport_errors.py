@@ -17,7 +17,7 @@ from kubectl_machinepool.base.errors import UnreachableError
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection
 from kubectl_machinepool.kube.resource import NODES
-from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.kube.settings import Settings
 
 
 def kubeconfig_for(tmp_path: Path, port: int) -> Path:

@@ -13,7 +13,7 @@ from support.loopback import QuietHandler, serving
 
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.connection import Connection
-from kubectl_machinepool.kube.transport import Settings
+from kubectl_machinepool.kube.settings import Settings
 from kubectl_machinepool.kube.workload import workload_nodes
 from kubectl_machinepool.model.states import node_state
 
