@@ -154,7 +154,7 @@ def test_an_unknown_rule_names_its_line_and_the_closest_codes() -> None:
         parse("ignore:\n  - rule: MP1801\n  - rule: MP9801\n", SHOWN)
     assert raised.value.message == f"{SHOWN}:3: ignore[1].rule: no rule MP9801"
     assert raised.value.hint is not None
-    assert raised.value.hint.startswith("did you mean MP1901, MP1801 or MP0901?")
+    assert raised.value.hint.startswith("did you mean MP2801, MP1901 or MP1801?")
 
 
 def test_aliases_are_checked_where_they_land() -> None:
