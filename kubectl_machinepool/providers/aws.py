@@ -20,6 +20,17 @@ from kubectl_machinepool.providers.records import (
     VersionField,
     ZoneSource,
 )
+from kubectl_machinepool.providers.rolls import (
+    BOOTSTRAP_REF,
+    BOOTSTRAP_SECRET,
+    VERSION,
+    Effect,
+    Rolls,
+    Rule,
+    When,
+    bootstrap_rule,
+    path,
+)
 from kubectl_machinepool.providers.upgrades import Upgrade, UpgradeField
 
 _ASG_DOCS = (
@@ -59,6 +70,130 @@ _ASG_TERMINATE = (
 _LAUNCH_TEMPLATE = (
     ("launch template", "{status.launchTemplateID} (version {status.launchTemplateVersion})"),
     ("launch template", "{status.launchTemplateID}"),
+)
+
+
+# What starts an ASG instance refresh: a new launch template version that changes more than
+# the user data (pkg/cloud/services/ec2/launchtemplate.go ReconcileLaunchTemplate).
+_LAUNCH_TEMPLATE_CHANGE = "pkg/cloud/services/ec2/launchtemplate.go ReconcileLaunchTemplate"
+_REFRESH = "a new launch template version, and CAPA starts an ASG instance refresh"
+_NO_REFRESH = When(
+    path("spec.refreshPreferences.disable"),
+    Effect.NEW_ONLY,
+    "spec.refreshPreferences.disable: a new launch template version without an instance "
+    "refresh, which only new instances get",
+    "exp/controllers/awsmachinepool_controller.go",
+    value=True,
+)
+_PINNED_AMI = When(
+    path("spec.awsLaunchTemplate.ami.id"),
+    Effect.ROLLS_NONE,
+    "the AMI is pinned in spec.awsLaunchTemplate.ami.id: the new version reaches no instance "
+    "until the AMI changes too (cluster-api#7248)",
+    "pkg/cloud/services/ec2/launchtemplate.go DiscoverLaunchTemplateAMI",
+)
+_ASG_ROLLS = Rolls(
+    infra=(
+        *(
+            Rule(
+                path(f"spec.awsLaunchTemplate.{name}"),
+                Effect.ROLLS_ALL,
+                _REFRESH,
+                f"{_LAUNCH_TEMPLATE_CHANGE}, LaunchTemplateNeedsUpdate",
+                when=(_NO_REFRESH,),
+            )
+            for name in (
+                "ami",
+                "iamInstanceProfile",
+                "instanceType",
+                "instanceMetadataOptions",
+                "spotMarketOptions",
+                "capacityReservationId",
+                "privateDnsName",
+                "sshKeyName",
+                "additionalSecurityGroups",
+            )
+        ),
+        Rule(
+            path("spec.additionalTags"),
+            Effect.ROLLS_ALL,
+            "changed tags are " + _REFRESH,
+            f"{_LAUNCH_TEMPLATE_CHANGE} tagsChanged",
+            surprise="a tag change replaces every instance of an AWSMachinePool",
+            when=(_NO_REFRESH,),
+        ),
+        Rule(
+            path("spec.refreshPreferences"),
+            Effect.ROLLS_NONE,
+            "it says how the next instance refresh goes",
+            "pkg/cloud/services/autoscaling/autoscalinggroup.go StartASGInstanceRefresh",
+        ),
+    ),
+    pool=(
+        Rule(
+            VERSION,
+            Effect.ROLLS_ALL,
+            "CAPA looks up the AMI of the new version: a new AMI is " + _REFRESH,
+            f"{_LAUNCH_TEMPLATE_CHANGE}, DiscoverLaunchTemplateAMI",
+            when=(_PINNED_AMI, _NO_REFRESH),
+        ),
+        *(
+            Rule(
+                field,
+                Effect.ROLLS_ALL,
+                "a new data Secret name is " + _REFRESH + " (CAPA#4619)",
+                f"{_LAUNCH_TEMPLATE_CHANGE} userDataSecretKeyChanged",
+                when=(_NO_REFRESH,),
+            )
+            for field in (BOOTSTRAP_REF, BOOTSTRAP_SECRET)
+        ),
+    ),
+    bootstrap=bootstrap_rule(
+        "user data alone makes a new launch template version without an instance refresh "
+        "(CAPA#4071)",
+        _LAUNCH_TEMPLATE_CHANGE,
+    ),
+    strategy=(path("spec.refreshPreferences"),),
+    strategy_default="an ASG instance refresh, strategy Rolling, AWS's default preferences "
+    "(pkg/cloud/services/autoscaling/autoscalinggroup.go StartASGInstanceRefresh)",
+)
+_NODEGROUP = "pkg/cloud/services/eks/nodegroup.go"
+_EKS_ROLLS = Rolls(
+    infra=(
+        Rule(
+            path("spec.amiVersion"),
+            Effect.MANAGED_UPGRADE,
+            "CAPA asks EKS to update the node group to the AMI release",
+            f"{_NODEGROUP} reconcileNodegroupVersion",
+        ),
+        Rule(
+            path("spec.scaling"),
+            Effect.SCALES,
+            "CAPA sends the node group's new scaling bounds",
+            f"{_NODEGROUP} reconcileNodegroupConfig",
+        ),
+        *(
+            Rule(
+                path(f"spec.{name}"),
+                Effect.ROLLS_NONE,
+                "CAPA updates the node group's configuration in place",
+                f"{_NODEGROUP} reconcileNodegroupConfig",
+            )
+            for name in ("labels", "taints", "updateConfig")
+        ),
+    ),
+    pool=(
+        Rule(
+            VERSION,
+            Effect.MANAGED_UPGRADE,
+            "CAPA asks EKS to update the node group one minor per call, to a newer version "
+            "only; EKS replaces the nodes as spec.updateConfig allows",
+            f"{_NODEGROUP} reconcileNodegroupVersion",
+        ),
+    ),
+    strategy=(path("spec.updateConfig"),),
+    strategy_default="EKS's managed node update, one node unavailable at a time (EKS user "
+    "guide: managed node update behavior; docs)",
 )
 
 
@@ -109,6 +244,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        rolls=_ASG_ROLLS,
         operations=Operations(
             rolls="a new launch template version (a new AMI, instance type or bootstrap data, "
             "or a new bootstrap config name, CAPA#4619) makes CAPA start an ASG instance refresh "
@@ -177,6 +313,7 @@ PROVIDERS: tuple[Provider, ...] = (
             "(pkg/cloud/services/eks/nodegroup.go): a pool several minors behind rolls once per "
             "minor",
         ),
+        rolls=_EKS_ROLLS,
         operations=Operations(
             rolls="a new version, spec.amiVersion or launch template makes CAPA ask EKS for a "
             "node group update, which replaces the nodes as spec.updateConfig allows "
@@ -209,6 +346,19 @@ PROVIDERS: tuple[Provider, ...] = (
                 None,
                 "exp/controllers/rosamachinepool_controller.go reconcileMachinePoolVersion",
             ),
+        ),
+        rolls=Rolls(
+            infra=(
+                Rule(
+                    path("spec.version"),
+                    Effect.MANAGED_UPGRADE,
+                    "CAPA schedules a ROSA node pool upgrade",
+                    "exp/controllers/rosamachinepool_controller.go reconcileMachinePoolVersion",
+                ),
+            ),
+            strategy=(path("spec.updateConfig.rollingUpdate"),),
+            strategy_default="OpenShift Cluster Manager's default node pool upgrade (not "
+            "verified)",
         ),
         operations=Operations(
             rolls="a new spec.version makes CAPA schedule a ROSA node pool upgrade, which "

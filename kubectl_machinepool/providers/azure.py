@@ -26,6 +26,17 @@ from kubectl_machinepool.providers.records import (
     ZoneSource,
     numbered,
 )
+from kubectl_machinepool.providers.rolls import (
+    BOOTSTRAP_REF,
+    BOOTSTRAP_SECRET,
+    VERSION,
+    Effect,
+    Rolls,
+    Rule,
+    When,
+    bootstrap_rule,
+    path,
+)
 from kubectl_machinepool.providers.upgrades import (
     REFERENCE_GALLERY,
     WITHOUT_V,
@@ -115,6 +126,112 @@ AKS_NODE_IMAGE = "kubernetes.azure.com/node-image-version"
 _AKS_ONE_MINOR = "AKS upgrades one minor version at a time, and CAPZ does not step"
 
 
+# What rolls a VMSS: CAPZ replaces an instance only when its image is not the model's; the rest
+# of the model reaches new VMs only (CAPZ#2972).
+_LATEST_MODEL = "azure/scope/machinepoolmachine.go hasLatestModelApplied, azure/types.go"
+_NEW_DATA = (
+    "new bootstrap data goes into the VMSS model (its custom data hash), which only new VMs get: "
+    "CAPZ replaces an instance only for another image"
+)
+_SCALE_SET = "azure/services/scalesets/spec.go existingParameters"
+_VMSS_ROLLS = Rolls(
+    infra=(
+        Rule(
+            path("spec.template.image"),
+            Effect.ROLLS_ALL,
+            "an instance on another image is not on the latest model: CAPZ replaces each",
+            _LATEST_MODEL,
+        ),
+        Rule(
+            path("spec.template"),
+            Effect.NEW_ONLY,
+            "it reaches the VMSS model at its next update, which only new VMs get: CAPZ replaces "
+            "an instance only for another image (CAPZ#2972)",
+            f"{_SCALE_SET}; {_LATEST_MODEL}",
+        ),
+        Rule(
+            path("spec.additionalTags"),
+            Effect.ROLLS_NONE,
+            "CAPZ's tags service updates the tags in place, no model change",
+            "exp/controllers/azuremachinepool_reconciler.go; azure/types.go HasModelChanges; "
+            "CAPZ#5020",
+            surprise="CAPZ#1763: before CAPZ#5020 a tag change rolled every instance; on such "
+            "a CAPZ it still does",
+        ),
+        Rule(
+            path("spec.strategy"),
+            Effect.ROLLS_NONE,
+            "it says how the next roll goes",
+            "exp/api/v1beta1/azuremachinepool_types.go",
+        ),
+    ),
+    pool=(
+        Rule(
+            VERSION,
+            Effect.ROLLS_ALL,
+            "CAPZ takes the default image of the new version, and replaces each instance on "
+            "another image",
+            f"azure/scope/machinepool.go GetVMImage; {_LATEST_MODEL}",
+            when=(
+                When(
+                    path("spec.template.image"),
+                    Effect.ROLLS_NONE,
+                    "the image is pinned in the AzureMachinePool's spec.template.image: the new "
+                    "version reaches no instance until the image changes too (cluster-api#7248)",
+                    "azure/scope/machinepool.go GetVMImage",
+                ),
+            ),
+        ),
+        *(
+            Rule(
+                field,
+                Effect.NEW_ONLY,
+                _NEW_DATA,
+                f"{_SCALE_SET}; {_LATEST_MODEL}",
+                surprise="the new bootstrap config name that rolls a CAPA pool (cluster-api#8858) "
+                "replaces no CAPZ instance: change the image, or replace the instances (rollout "
+                "restart)",
+            )
+            for field in (BOOTSTRAP_REF, BOOTSTRAP_SECRET)
+        ),
+    ),
+    bootstrap=bootstrap_rule(_NEW_DATA, _LATEST_MODEL),
+    strategy=(path("spec.strategy"),),
+    strategy_default="RollingUpdate: maxSurge 1, maxUnavailable 0, deletePolicy Oldest "
+    "(exp/api/v1beta1/azuremachinepool_types.go)",
+)
+_AKS_UPGRADE = "azure/services/agentpools/spec.go"
+_AKS_ROLLS = Rolls(
+    infra=tuple(
+        Rule(
+            path(f"spec.{name}"),
+            Effect.REFUSED,
+            "the field is immutable",
+            "internal/webhooks/azuremanagedmachinepool_webhook.go",
+        )
+        for name in (
+            "name",
+            "osType",
+            "sku",
+            "osDiskSizeGB",
+            "subnetName",
+            "enableFIPS",
+            "enableEncryptionAtHost",
+            "availabilityZones",
+        )
+    ),
+    pool=(
+        Rule(
+            VERSION,
+            Effect.MANAGED_UPGRADE,
+            "CAPZ asks AKS to upgrade the agent pool, which replaces the nodes with surge",
+            _AKS_UPGRADE,
+        ),
+    ),
+    strategy_default="AKS's node surge for the agent pool (AKS docs: upgrade an AKS cluster)",
+)
+
+
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
@@ -188,6 +305,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        rolls=_VMSS_ROLLS,
         operations=Operations(
             rolls="a new VMSS model (image, VM size, bootstrap data): CAPZ replaces the "
             "instances on an older model as spec.strategy.rollingUpdate says, each through its "
@@ -218,6 +336,7 @@ PROVIDERS: tuple[Provider, ...] = (
         # CAPZ marks a service's condition False/Updating while its long-running operation runs.
         rolling=(RollingSignal("AgentPoolsReady", "False", "Updating"),),
         upgrade=Upgrade(one_minor=_AKS_ONE_MINOR),
+        rolls=_AKS_ROLLS,
         operations=Operations(
             rolls="a new version makes CAPZ ask AKS to upgrade the agent pool, which replaces "
             "the nodes with surge (azure/services/agentpools/spec.go); a node image upgrade is "

@@ -15,6 +15,18 @@ from kubectl_machinepool.providers.records import (
     Provider,
     ZoneSource,
 )
+from kubectl_machinepool.providers.rolls import (
+    BOOTSTRAP_REF,
+    BOOTSTRAP_SECRET,
+    VERSION,
+    Effect,
+    Path,
+    Rolls,
+    Rule,
+    When,
+    bootstrap_rule,
+    path,
+)
 from kubectl_machinepool.providers.upgrades import KINDEST_NODE, Upgrade, UpgradeField
 
 _CAPD_ZONES = ZoneSource(
@@ -46,6 +58,66 @@ _CAPD_OPERATIONS = Operations(
 )
 
 
+# Where each kind's controller compares a container with the spec (v1.14.0).
+_DEV = "backends/docker/dockermachinepool_backend.go isMachineMatchingInfrastructureSpec"
+_DOCKER = "dockermachinepool_controller_phases.go isMachineMatchingInfrastructureSpec"
+_NEW_DATA = (
+    "new containers start with the new bootstrap data; CAPD replaces a container only for "
+    "another image"
+)
+
+
+def _capd_rolls(template: Path, source: str) -> Rolls:
+    """CAPD compares each container's image with the kind image of the MachinePool's version,
+    or with the custom image when one is set (kind.GetMapping)."""
+    image = (*template, "customImage")
+    return Rolls(
+        infra=(
+            Rule(
+                image,
+                Effect.ROLLS_ALL,
+                "a container on another image is outdated: CAPD replaces each",
+                source,
+            ),
+            *(
+                Rule(
+                    (*template, name),
+                    Effect.NEW_ONLY,
+                    "only new containers get it: CAPD replaces a container only for another image",
+                    source,
+                )
+                for name in ("extraMounts", "preLoadImages")
+            ),
+        ),
+        pool=(
+            Rule(
+                VERSION,
+                Effect.ROLLS_ALL,
+                "a container not on the kind image of the new version is outdated: CAPD "
+                "replaces each",
+                f"{source}; test/infrastructure/kind/mapper.go GetMapping",
+                when=(
+                    When(
+                        image,
+                        Effect.ROLLS_NONE,
+                        "the custom image is pinned: CAPD compares containers with it, and the "
+                        "new version reaches none until it changes too (cluster-api#7248)",
+                        "test/infrastructure/kind/mapper.go GetMapping",
+                    ),
+                ),
+            ),
+            *(
+                Rule(field, Effect.NEW_ONLY, _NEW_DATA, source)
+                for field in (BOOTSTRAP_REF, BOOTSTRAP_SECRET)
+            ),
+        ),
+        bootstrap=bootstrap_rule(_NEW_DATA, source),
+        strategy_default="CAPD creates containers of the new image up to spec.replicas beside "
+        "the old ones, then deletes the outdated ones through their Machines "
+        "(dockermachinepool_backend.go)",
+    )
+
+
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
         INFRA_GROUP,
@@ -55,6 +127,7 @@ PROVIDERS: tuple[Provider, ...] = (
         _CAPD_DELETION,
         zones=_CAPD_ZONES,
         cloud=_capd_cloud("spec.backend.docker.customImage"),
+        rolls=_capd_rolls(path("spec.backend.docker"), _DEV),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(
@@ -75,6 +148,7 @@ PROVIDERS: tuple[Provider, ...] = (
         _CAPD_DELETION,
         zones=_CAPD_ZONES,
         cloud=_capd_cloud("spec.template.customImage"),
+        rolls=_capd_rolls(path("spec.template"), _DOCKER),
         upgrade=Upgrade(
             fields=(
                 UpgradeField(

@@ -16,9 +16,52 @@ from kubectl_machinepool.providers.records import (
     VersionField,
     ZoneSource,
 )
+from kubectl_machinepool.providers.rolls import VERSION, Effect, Rolls, Rule, When, path
 from kubectl_machinepool.providers.upgrades import CAPG_FAMILY, Upgrade, UpgradeField
 
 _GCE_DESCRIBE = ("gcloud compute instances describe {instance} --zone {zone} --project {project}",)
+
+_TEMPLATE = "cloud/services/compute/instancegroups/instancegroups.go"
+_NEW_TEMPLATE = (
+    "CAPG sets a new instance template on the managed instance group, which only new instances "
+    "get; the group's own rolling update replaces the others (GCE docs: rolling-action replace)"
+)
+_MIG_ROLLS = Rolls(
+    infra=tuple(
+        Rule(path(f"spec.{name}"), Effect.NEW_ONLY, _NEW_TEMPLATE, _TEMPLATE)
+        for name in ("image", "imageFamily", "instanceType")
+    ),
+    pool=(
+        Rule(
+            VERSION,
+            Effect.NEW_ONLY,
+            "a new minor is CAPG's default image family of it: " + _NEW_TEMPLATE,
+            f"cloud/scope/machinepool.go InstanceImageSpec; {_TEMPLATE}",
+            when=tuple(
+                When(
+                    path(f"spec.{name}"),
+                    Effect.ROLLS_NONE,
+                    f"spec.{name} is pinned: the new version reaches no instance "
+                    "(cluster-api#7248)",
+                    "cloud/scope/machinepool.go InstanceImageSpec",
+                )
+                for name in ("image", "imageFamily")
+            ),
+        ),
+    ),
+)
+_GKE_ROLLS = Rolls(
+    pool=(
+        Rule(
+            VERSION,
+            Effect.MANAGED_UPGRADE,
+            "CAPG asks GKE to upgrade the node pool (surge upgrade)",
+            "cloud/services/container/nodepools/reconcile.go",
+        ),
+    ),
+    strategy_default="GKE's surge upgrade (GKE docs: node pool upgrades; docs)",
+)
+
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
@@ -63,6 +106,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        rolls=_MIG_ROLLS,
         operations=Operations(
             rolls="nothing CAPG does: it sets the new instance template on the managed instance "
             "group, which only new instances get "
@@ -98,6 +142,7 @@ PROVIDERS: tuple[Provider, ...] = (
             source="exp/api/v1beta1/types_class.go GCPManagedMachinePoolClassSpec; "
             "cloud/scope/managedmachinepool.go",
         ),
+        rolls=_GKE_ROLLS,
         operations=Operations(
             rolls="a new version makes CAPG ask GKE to upgrade the node pool (surge upgrade); "
             "spec.management.autoUpgrade lets GKE upgrade it on its own "

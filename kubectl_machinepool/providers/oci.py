@@ -17,6 +17,7 @@ from kubectl_machinepool.providers.records import (
     ZoneSource,
     numbered,
 )
+from kubectl_machinepool.providers.rolls import Effect, Rolls, Rule, When, path
 from kubectl_machinepool.providers.upgrades import WITH_V, Upgrade, UpgradeField
 
 
@@ -41,6 +42,47 @@ _INSTANCE_GET = ("oci compute instance get --instance-id {instance}",)
 # managed_machine_pool.go, virtual_machine_pool.go); an instance's OCID is its
 # OCIMachinePoolMachine's spec.ocid.
 _NAMED = ("{metadata.name}",)
+
+
+_OKE = "cloud/scope/managed_machine_pool.go"
+_OCI_ROLLS = Rolls(
+    infra=(
+        Rule(
+            path("spec.instanceConfiguration"),
+            Effect.NEW_ONLY,
+            "a new instance configuration reaches only new instances; replace the others in OCI",
+            "cloud/scope/machine_pool.go",
+        ),
+    ),
+)
+_OKE_ROLLS = Rolls(
+    infra=(
+        Rule(
+            path("spec.version"),
+            Effect.NEW_ONLY,
+            "OKE updates the node pool, whose existing nodes stay as they are without node cycling",
+            _OKE,
+            when=(
+                When(
+                    path("spec.nodePoolCyclingDetails.isNodeCyclingEnabled"),
+                    Effect.MANAGED_UPGRADE,
+                    "OKE updates the node pool and cycles its nodes",
+                    _OKE,
+                    value=True,
+                ),
+            ),
+        ),
+        Rule(
+            path("spec.nodePoolCyclingDetails"),
+            Effect.ROLLS_NONE,
+            "it says how the next node cycling goes",
+            _OKE,
+        ),
+    ),
+    strategy=(path("spec.nodePoolCyclingDetails"),),
+    strategy_default="no node cycling: existing nodes are not replaced (OKE docs: node pool "
+    "cycling; docs)",
+)
 
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -79,6 +121,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        rolls=_OCI_ROLLS,
         operations=Operations(
             rolls="nothing CAPOCI does: a new instance configuration reaches only new instances "
             "(cloud/scope/machine_pool.go); replace the others in OCI",
@@ -132,6 +175,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
         ),
+        rolls=_OKE_ROLLS,
         operations=Operations(
             rolls="a new spec.version or image makes OKE update the node pool; existing nodes "
             "are replaced only with spec.nodePoolCyclingDetails.isNodeCyclingEnabled "

@@ -10,6 +10,7 @@ from dataclasses import field
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.readings import Reading
+from kubectl_machinepool.providers.rolls import Rolls
 from kubectl_machinepool.providers.upgrades import Upgrade
 
 
@@ -222,5 +223,7 @@ class Provider:
     autoscaler_scale_in: str | None = None
     # How the infra pool follows a new Kubernetes version (upgrade).
     upgrade: Upgrade = field(default_factory=Upgrade)
+    # What a change of each field does to the pool's instances (diff); unset: only core's facts.
+    rolls: Rolls = field(default_factory=Rolls)
     # What rolls the pool and what a pause leaves running: every record must say.
     operations: Operations = field(kw_only=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kubectl_machinepool.providers.operations import Operations
 from kubectl_machinepool.providers.records import INFRA_GROUP, CloudFields, Provider, ZoneSource
+from kubectl_machinepool.providers.rolls import VERSION, Effect, Rolls, Rule, path
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(
@@ -22,6 +23,19 @@ PROVIDERS: tuple[Provider, ...] = (
             instance_type=("{spec.nodeType}",),
             inspect=("scw instance server get {instance} zone={zone}",),
             source="api/v1alpha2/scalewaymanagedmachinepool_types.go",
+        ),
+        rolls=Rolls(
+            pool=(
+                Rule(
+                    VERSION,
+                    Effect.MANAGED_UPGRADE,
+                    "CAPS asks Kapsule to upgrade the pool, replacing nodes as spec.upgradePolicy "
+                    "allows",
+                    "api/v1alpha2/scalewaymanagedmachinepool_types.go",
+                ),
+            ),
+            strategy=(path("spec.upgradePolicy"),),
+            strategy_default="Kapsule's default upgrade policy (not verified)",
         ),
         operations=Operations(
             rolls="a new version makes CAPS ask Kapsule to upgrade the pool, replacing nodes as "
