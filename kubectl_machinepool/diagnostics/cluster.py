@@ -16,6 +16,7 @@ from kubectl_machinepool.base.fields import (
 )
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.base.timeutil import format_time, parse_time
+from kubectl_machinepool.diagnostics import remedies
 from kubectl_machinepool.diagnostics.core import (
     AUTOSCALER,
     CAPA,
@@ -169,6 +170,7 @@ RULES = [
         "Unpause when the maintenance is over (remove the annotation, or set spec.paused false); "
         "a pause left behind by an interrupted clusterctl move is a common cause.",
         (),
+        remedy=remedies.RESUME,
     ),
     Rule(
         "MP1401",
@@ -183,6 +185,7 @@ RULES = [
         "Roll the existing instances through the provider; outside ClusterClass rotate the config (new name, then update the ref).",
         (CAPI + "10496", CAPA + "4071", CAPA + "4619"),
         bootstrap_drift,
+        remedy=remedies.RESTART_POOL,
     ),
     Rule(
         "MP1701",

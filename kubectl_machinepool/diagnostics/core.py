@@ -143,6 +143,38 @@ Check = Callable[["Rule", PoolDescription, Context], Iterable[Finding]]
 ClusterCheck = Callable[["Rule", Context], Iterable[Finding]]
 
 
+@record
+class Proposal:
+    """One command line of this tool that remedies a finding on one pool: what it names first
+    (the pool, or delete-machine's Machine), its options in order, why, what it writes, and its
+    risk. -n is the finding's namespace."""
+
+    target: str
+    options: tuple[tuple[str, str], ...]
+    why: str
+    writes: str
+    # It takes instances away (deletes, replaces or scales them in).
+    disruptive: bool
+    # It makes the provider replace instances: a rollout, which waits for one in progress.
+    rolls: bool
+
+
+# A finding's Proposal, or why there is none for this one.
+Propose = Callable[[Finding, PoolDescription, Context], "Proposal | str"]
+
+
+@record(slots=False)
+class Remedy:
+    """A rule's remedy as one of this tool's own writes: which command, shown how (explain),
+    and how its arguments come from a finding. Planned only by `fix`, carried out only through
+    the command's own plan, preflight and the write engine."""
+
+    command: str
+    # The command line with its arguments named, and where each comes from.
+    usage: str
+    propose: Propose
+
+
 @record(slots=False)
 class Rule:
     """One known problem: what it checks, why it matters, what to do, and where upstream says so."""
@@ -161,6 +193,9 @@ class Rule:
     # The finding means "a controller should have acted by now", which does not hold while
     # the pool or its Cluster is paused.
     needs_reconcile: bool = False
+    # One of this tool's writes remedies it (fix plans it); None: the remedy is outside the
+    # tool (the cloud's console, quotas, IAM, the provider), and action says it.
+    remedy: Remedy | None = None
 
     def cluster_finding(self, ctx: Context, subject: str, message: str) -> Finding:
         return Finding(

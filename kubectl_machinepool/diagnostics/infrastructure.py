@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from kubectl_machinepool.base.fields import RawObject, dig, flag, mapping, text
+from kubectl_machinepool.diagnostics import remedies
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -342,6 +343,7 @@ RULES = [
         "Pause the infra pool (cluster.x-k8s.io/paused) while changing both, then unpause.",
         (CAPI + "7248", CAPZ + "5546", CAPA + "5797"),
         version_image_mismatch,
+        remedy=remedies.PAIR,
     ),
     Rule(
         "MP1501",

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from kubectl_machinepool.base.fields import RawObject, dig, integer, items, mapping, text
 from kubectl_machinepool.base.timeutil import parse_time
+from kubectl_machinepool.diagnostics import remedies
 from kubectl_machinepool.diagnostics.core import (
     CAPA,
     CAPI,
@@ -210,6 +211,7 @@ RULES = [
         "replicas-managed-by, set replicas, then min/max).",
         (CAPA + "5746",),
         replicas_out_of_bounds,
+        remedy=remedies.INTO_BOUNDS,
     ),
     Rule(
         "MP0303",

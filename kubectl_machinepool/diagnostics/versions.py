@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from kubectl_machinepool.base.fields import dig, items, text
 from kubectl_machinepool.base.humanize import human_duration
 from kubectl_machinepool.base.kubeversion import release, shown, unparseable
+from kubectl_machinepool.diagnostics import remedies
 from kubectl_machinepool.diagnostics.core import (
     CAPI,
     Context,
@@ -232,6 +233,7 @@ RULES = [
         "Wait for, or trigger, the provider's rollout; judge progress by the Nodes' versions and the provider's signals.",
         (CAPI + "10059", CAPI + "13234", CAPI + "13929"),
         upgrade_not_done,
+        remedy=remedies.RESTART_POOL,
     ),
     Rule(
         "MP1102",
@@ -243,6 +245,7 @@ RULES = [
         "Read the named instance's Machine and infra machine conditions and its cloud console or serial log; delete it (kubectl machinepool delete-machine) once the cause is fixed.",
         (CAPI + "10059",),
         rollout_held,
+        remedy=remedies.DELETE_HOLDER,
     ),
     Rule(
         "MP1201",

@@ -17,13 +17,11 @@ from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.pauserecord import RECORD, recorded
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import Check, Level, permission_checks, refused
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
-
-# Which objects `rollout pause` paused, as `Kind/name` joined by commas, on the MachinePool.
-RECORD = "kubectl-machinepool/paused"
 
 
 @record
@@ -56,12 +54,6 @@ def _entry(obj: RawObject) -> str:
 
 def _paused(obj: RawObject | None) -> bool:
     return PAUSED_ANNOTATION in mapping(dig(obj, "metadata", "annotations"))
-
-
-def recorded(mp: RawObject) -> list[str]:
-    """The objects the record on the MachinePool says this tool paused."""
-    value = text(mapping(dig(mp, "metadata", "annotations")).get(RECORD)) or ""
-    return [e for e in value.split(",") if e]
 
 
 def _state(pool: PoolDescription, snapshot: Snapshot, pausing: bool) -> list[Check]:

@@ -173,9 +173,17 @@ def explain(rule: Rule, *, width: int | None = None) -> str:
         ("What to do", rule.action),
     ):
         lines += _wrapped(text, f"{label + ':':<16}", " " * 16, width)
+    lines += _wrapped(remedy_text(rule), f"{'Remedy:':<16}", " " * 16, width)
     refs = ", ".join(rule.refs) or "no upstream issue (derived from how Cluster API works)"
     lines += _wrapped(refs, f"{'Refs:':<16}", " " * 16, width)
     return "\n".join(lines) + "\n"
+
+
+def remedy_text(rule: Rule) -> str:
+    """The rule's remedy as explain says it: this tool's command, or outside the tool."""
+    if rule.remedy is None:
+        return "outside this tool (What to do says it): kubectl machinepool fix never plans it"
+    return f"{rule.remedy.usage} (kubectl machinepool fix plans it)"
 
 
 def explain_list(rules: Sequence[Rule]) -> str:
