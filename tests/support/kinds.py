@@ -41,6 +41,14 @@ CORE_KINDS = {
 }
 
 
+# The GitOps owners' kinds (support.gitops installs their CRDs where a test needs them).
+GITOPS_KINDS = {
+    "Application": "applications",
+    "Kustomization": "kustomizations",
+    "HelmRelease": "helmreleases",
+}
+
+
 @dataclass(frozen=True)
 class KindInfo:
     plural: str
@@ -56,6 +64,7 @@ class Kinds:
     def __init__(self) -> None:
         self._by_kind: dict[str, KindInfo] = {k: KindInfo(p, n) for k, (p, n) in CORE_KINDS.items()}
         self._by_kind.update({k: KindInfo(p, True) for k, p in CAPI_KINDS.items()})
+        self._by_kind.update({k: KindInfo(p, True) for k, p in GITOPS_KINDS.items()})
         for entry in provider_kinds():
             self._by_kind[entry["kind"]] = KindInfo(entry["plural"], entry.get("namespaced", True))
 

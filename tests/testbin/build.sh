@@ -102,6 +102,12 @@ build_krew() {
   done
 }
 
+# Where a module version is once downloaded (its zip unpacked in the module cache; nothing built).
+module_dir() {
+  (cd "$here/etcd" && go mod download -json "$1") \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'
+}
+
 # CAPI's go.mod cannot be required as a dependency (local replaces), so download the module zip
 # and copy the CRD bases out of it. The layout moved from config/ to core/config/ in v1.14.
 fetch_capi_crds() {
@@ -111,8 +117,7 @@ fetch_capi_crds() {
     return
   fi
   log "fetching CAPI $version CRDs"
-  dir=$(cd "$here/etcd" && go mod download -json "sigs.k8s.io/cluster-api@$version" \
-        | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  dir=$(module_dir "sigs.k8s.io/cluster-api@$version")
   base="$dir/core/config/crd/bases"
   [ -d "$base" ] || base="$dir/config/crd/bases"
   rm -rf "$out" && mkdir -p "$out"
@@ -122,6 +127,27 @@ fetch_capi_crds() {
   mkdir "$out/webhook"
   cp "$base/../../webhook/manifests.yaml" "$out/webhook/"
   chmod -R u+w "$out"
+}
+
+# The GitOps owners' CRDs, copied out of the controllers' Go modules (downloaded, never built):
+# Argo CD's Application (its module is large, a 58 MB zip, but its published CRD file is only on
+# GitHub, which the Go toolchain does not fetch from) and Flux's Kustomization (0.8 MB). Flux's
+# helm-controller module is not served by the Go module proxy: no HelmRelease CRD here.
+fetch_gitops_crds() {
+  local out="$dest/crds/gitops-$ARGOCD_VERSION-$KUSTOMIZE_CONTROLLER_VERSION" argo flux
+  if [ -f "$out/kustomizations.yaml" ]; then
+    log "GitOps CRDs present"
+    return
+  fi
+  log "fetching Argo CD $ARGOCD_VERSION and kustomize-controller $KUSTOMIZE_CONTROLLER_VERSION CRDs"
+  argo=$(module_dir "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION")
+  flux=$(module_dir "github.com/fluxcd/kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION")
+  rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+  cp "$argo/manifests/crds/application-crd.yaml" "$out.tmp/applications.yaml"
+  cp "$flux/config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml" \
+     "$out.tmp/kustomizations.yaml"
+  chmod -R u+w "$out.tmp"
+  rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
 # Opt-in targets: CI runs the script without arguments and must not pay for them.
@@ -145,4 +171,5 @@ build_capi_manager "$CAPI_V1BETA1_VERSION" "$here/capi-v1beta1" sigs.k8s.io/clus
 build_krew
 fetch_capi_crds "$CAPI_VERSION"
 fetch_capi_crds "$CAPI_V1BETA1_VERSION"
+fetch_gitops_crds
 printf '%s\n' "$dest"
