@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .objects import BOOTSTRAP, CAPI, INFRA, T0
+from .ownerobjects import owner_object
 
 CONTROLPLANE = "controlplane.cluster.x-k8s.io"
 RECENT = "2026-11-29T14:41:00Z"  # 19 minutes before NOW
@@ -1211,9 +1212,29 @@ def _second_pool(
     return both
 
 
+def _tracked_by_argo_cd(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
+    """The scenario's pool tracked by Argo CD Application prod-pools in the same namespace,
+    which self-heals (support/owner_objects.yaml; the test server needs its CRD first:
+    support.gitops)."""
+
+    def tracked(generation: str, ns: str, salt: str = "") -> list[Obj]:
+        objects = build(generation, ns, salt)
+        pool = next(o for o in objects if o["kind"] == "MachinePool")
+        name = pool["metadata"]["name"]
+        tracking = f"{ns}_prod-pools:{CAPI}/MachinePool:{ns}/{name}"
+        pool["metadata"].setdefault("annotations", {})["argocd.argoproj.io/tracking-id"] = tracking
+        app = owner_object("Application")
+        app["metadata"]["namespace"] = ns
+        app["metadata"].pop("finalizers")  # no Argo CD here to remove it
+        return [*objects, app]
+
+    return tracked
+
+
 # Variants a test loads by name, kept out of SCENARIOS (which every scenario test runs over).
 VARIANTS: dict[str, Callable[..., list[Obj]]] = {
     "capd-paused": _paused_by_the_tool(SCENARIOS["capd"]),
+    "capd-argo": _tracked_by_argo_cd(SCENARIOS["capd"]),
     "capd-two-pools": _second_pool(SCENARIOS["capd"], "dev-mp-0", "dev-mp-1"),
 }
 
