@@ -73,6 +73,10 @@ COMMANDS = {
         "kubectl_machinepool.cli.commands.scale:scale_command",
         "Set the size of MachinePools through their /scale subresource, or refuse and say why.",
     ),
+    "fix": (
+        "kubectl_machinepool.cli.commands.fix:fix_command",
+        "Remedy diagnose's findings with this tool's own writes, step by step, or say why not.",
+    ),
     "completion": (
         "kubectl_machinepool.cli.commands.completion:completion_command",
         "Print the shell completion script for bash, zsh, fish or PowerShell.",

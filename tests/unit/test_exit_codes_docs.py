@@ -13,6 +13,7 @@ from support.docs import ROOT, outside_fences, page, section
 
 from kubectl_machinepool.base.errors import ExitCode
 from kubectl_machinepool.cli.commands.delete import delete_machine_command
+from kubectl_machinepool.cli.commands.fix import fix_command
 from kubectl_machinepool.cli.commands.pausing import pause_command, resume_command
 from kubectl_machinepool.cli.commands.restart import restart_command
 from kubectl_machinepool.cli.commands.scale import scale_command
@@ -36,7 +37,7 @@ WRITE_PATH = {
 }
 RETURNED_BY = {WRITES: WRITE_PATH, "`diagnose`": {"cli/commands/diagnose.py"}}
 WRITE_CODES = {code for code in ExitCode if code is not ExitCode.FINDINGS}
-PAGES = ["upgrade", "scale", "rollout-restart", "rollout-pause", "delete-machine"]
+PAGES = ["upgrade", "scale", "rollout-restart", "rollout-pause", "delete-machine", "fix"]
 COMMANDS = [
     upgrade_command,
     scale_command,
@@ -44,6 +45,7 @@ COMMANDS = [
     pause_command,
     resume_command,
     delete_machine_command,
+    fix_command,
 ]
 
 
