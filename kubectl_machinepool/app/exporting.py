@@ -67,9 +67,8 @@ def export_pools(
             keep_nodes=True,
         )
     chosen = [o for o in snapshot.objects if o.get("kind") == "MachinePool" and in_scope(o)]
-    check_names(
-        selection.names, {text(dig(o, "metadata", "name")) or "" for o in chosen}, namespace
-    )
+    found = {text(dig(o, "metadata", "name")) or "" for o in chosen}
+    check_names(selection.names, found, namespace, snapshot)
     capi = capi_version(snapshot, None)
     documents = export.documents_of(
         snapshot,

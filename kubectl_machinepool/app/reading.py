@@ -265,7 +265,7 @@ def check_named(loaded: Loaded) -> None:
     """Raise naming each pool asked for by name that is not there, or the Cluster --cluster
     names when it is not there either (a Cluster without pools is still described)."""
     selection = loaded.selection
-    check_names(selection.names, _found(loaded), loaded.namespace)
+    check_names(selection.names, _found(loaded), loaded.namespace, loaded.snapshot)
     cluster = selection.cluster
     if not cluster or selection.names or selection.selector:
         return  # a Cluster is read by name only when nothing else narrows the pools
@@ -275,10 +275,24 @@ def check_named(loaded: Loaded) -> None:
         raise not_found("clusters.cluster.x-k8s.io", [cluster], loaded.namespace)
 
 
-def check_names(names: Sequence[str], found: set[str], namespace: str | None) -> None:
+def check_names(
+    names: Sequence[str], found: set[str], namespace: str | None, read: Snapshot | None = None
+) -> None:
+    """read: what the names were looked for in, whose pools the hint offers the nearest of."""
     missing = [name for name in names if name not in found]
     if missing:
-        raise pools_not_found(missing, namespace)
+        present = pools_in(read, namespace) if read is not None else []
+        raise pools_not_found(missing, namespace, present)
+
+
+def pools_in(snapshot: Snapshot, namespace: str | None) -> list[str]:
+    """The names of the MachinePools a read listed in the namespace (every one without it):
+    every pool in scope, named or not."""
+    return [
+        text(dig(p, "metadata", "name")) or ""
+        for p in snapshot.of_kind(CAPI_GROUP, "MachinePool")
+        if namespace is None or dig(p, "metadata", "namespace") == namespace
+    ]
 
 
 def follow_description(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import os
 import sys
@@ -12,6 +11,7 @@ import click
 
 from kubectl_machinepool.base.errors import ExitCode, Interrupted, MachinePoolError
 from kubectl_machinepool.base.safetext import scrub
+from kubectl_machinepool.base.spelling import closest, did_you_mean
 from kubectl_machinepool.cli.collector import rare_collections
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS
 from kubectl_machinepool.cli.environment import Environment, help_width
@@ -40,6 +40,10 @@ COMMANDS = {
     "explain": (
         "kubectl_machinepool.cli.commands.diagnose:explain_command",
         "Explain a diagnose rule: what it checks, why it matters, what to do, upstream references.",
+    ),
+    "diff": (
+        "kubectl_machinepool.cli.commands.diff:diff_command",
+        "Say what applying manifests will do to each MachinePool before it is applied.",
     ),
     "diff-metadata": (
         "kubectl_machinepool.cli.commands.metadata:diff_metadata_command",
@@ -234,15 +238,4 @@ def _usage(err: click.ClickException) -> tuple[str, str | None]:
         text = err.format_message().rstrip(".")
         message = text[:1].lower() + text[1:]
     helped = f"see '{ctx.command_path if ctx else PROG} --help'"
-    return message, f"did you mean {' or '.join(near)}?" if near else helped
-
-
-def closest(word: str, choices: list[str]) -> list[str]:
-    """kubectl's "Did you mean": the choices word begins (a few), else the one most like it
-    (flags compared without their dashes, which every one shares)."""
-    bare = word.lstrip("-")
-    started = [c for c in choices if bare and c.lstrip("-").startswith(bare)]
-    if started:
-        return started[:3]
-    names = {c.lstrip("-"): c for c in choices}
-    return [names[n] for n in difflib.get_close_matches(bare, list(names), n=1)]
+    return message, did_you_mean(near) or helped

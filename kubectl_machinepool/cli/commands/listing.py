@@ -183,7 +183,7 @@ def list_command(
         env.out(drawn(pools, selection.namespace, now), nl=False, color=color)
     elif not names:
         env.err(reading.nothing_found(selection.namespace))
-    reading.check_names(names, {p.pool.name for p in pools}, selection.namespace)
+    reading.check_names(names, {p.pool.name for p in pools}, selection.namespace, snapshot)
 
 
 def _judged_as_diagnose(env: Environment) -> RuleOptions:
