@@ -238,6 +238,7 @@ def object_changes(
                 compared=False,
             )
         )
+    fields.sort(key=lambda f: tuple((isinstance(k, str), k) for k in f.path))
     return ObjectChanges(ref, role, compared.how, tuple(fields), found.more)
 
 

@@ -71,6 +71,8 @@ class Personality:
                 f"{namespace}/providers/Microsoft.Compute/virtualMachineScaleSets/{pool}/"
                 f"virtualMachines/{index}"
             )
+        if self.name == "docker":  # a container per instance, named as its Node
+            return f"docker:////{namespace}-{pool}-{index}"
         salt = int(namespace.removeprefix("t-"), 16)
         return f"aws:///us-east-1a/i-{salt:08x}{index:09x}"
 
@@ -81,6 +83,9 @@ AZURE = Personality(
 )
 # CAPA-like without its MachinePoolMachines gate: providerIDList only, the ASG picks the victim.
 AWS = Personality("aws", INFRA_API_AWS, "AWSMachinePool", "AWSCluster", None)
+# CAPD-like (v1.14's DockerMachinePool): DockerMachines, a container per instance, rolled when
+# its image (the kind image of the version, or spec.template.customImage) is not the pool's.
+DOCKER = Personality("docker", INFRA_API_AWS, "DockerMachinePool", "DockerCluster", "DockerMachine")
 
 
 @dataclass
@@ -660,8 +665,11 @@ def _model(owner: Obj, pool: Obj, state: PoolState) -> tuple[str, str | None]:
 
 
 def _image(pool: Obj) -> str | None:
-    """The image version an AzureMachinePool names (spec.template.image.computeGallery), if any:
-    part of the model CAPZ rolls instances to."""
-    image = ((pool.get("spec") or {}).get("template") or {}).get("image") or {}
-    gallery = image.get("computeGallery") or {}
+    """The image version an AzureMachinePool names (spec.template.image.computeGallery), or the
+    custom image a DockerMachinePool names, if any: part of the model the provider rolls
+    instances to."""
+    template = (pool.get("spec") or {}).get("template") or {}
+    if pool.get("kind") == "DockerMachinePool":
+        return template.get("customImage")
+    gallery = (template.get("image") or {}).get("computeGallery") or {}
     return gallery.get("version")

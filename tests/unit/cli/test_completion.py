@@ -34,7 +34,7 @@ def answer(capsys: pytest.CaptureFixture[str], *words: str) -> list[str]:
 def test_subcommands_with_their_descriptions(capsys) -> None:
     lines = answer(capsys, "d")
     assert [line.split("\t")[0] for line in lines] == [
-        "delete-machine", "describe", "diagnose", "diff-metadata", ":4",
+        "delete-machine", "describe", "diagnose", "diff", "diff-metadata", ":4",
     ]  # fmt: skip
     assert lines[1].startswith("describe\tShow MachinePools as a tree")
 
