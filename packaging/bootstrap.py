@@ -2,9 +2,9 @@
 #
 # Kept to syntax every python3 parses, so that an old one reaches the version check below and
 # says so in one line instead of a SyntaxError. The code runs from a copy unpacked once into the
-# user's cache: imported from there, modules keep their byte code in __pycache__ as an installed
-# package does, whatever the Python version, where imports from inside the zip would compile every
-# module on every run. Without a usable cache directory it runs from the zip, slower.
+# user's cache, where the Python that runs it keeps each module's byte code, as for an installed
+# package: imports from inside the zip would compile every module on every run. Without a usable
+# cache directory it runs from the zip, slower.
 import sys
 
 if sys.version_info < (3, 11):
@@ -76,6 +76,9 @@ def _run():
     home = _unpacked(archive)
     if home is not None:
         sys.path[0] = home
+        # Byte code is kept beside the copy even under PYTHONDONTWRITEBYTECODE (common in
+        # containers), as pip writes it when it installs: else every run compiles every module.
+        sys.dont_write_bytecode = False
     from kubectl_machinepool.cli import main
 
     main()

@@ -31,6 +31,12 @@ from support.singlefile import (
 pytestmark = pytest.mark.xdist_group("single-file")
 
 
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One user's HOME for the tests that only run the file: unpacked (and compiled) once."""
+    return tmp_path_factory.mktemp("home")
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -83,8 +89,8 @@ def test_the_single_file_carries_pure_python_dependencies_only() -> None:
     assert {line.split("==")[0].lower() for line in pinned if line[:1].isalpha()} == wanted
 
 
-def test_the_single_file_runs_what_pip_install_runs(tmp_path: Path) -> None:
-    env = user_env(tmp_path, interpreter_dir(tmp_path))
+def test_the_single_file_runs_what_pip_install_runs(home: Path) -> None:
+    env = user_env(home, interpreter_dir(home))
     single = str(built()[EXECUTABLE])
     described = run([single, "describe", "-f", "examples/", "--now", NOW], env)
     installed = subprocess.run(
@@ -98,7 +104,7 @@ def test_the_single_file_runs_what_pip_install_runs(tmp_path: Path) -> None:
     assert (described.returncode, described.stderr) == (0, "")
     assert described.stdout == installed.stdout
     # Unpacked once into the cache, where PyYAML has no C extension to load.
-    (unpacked,) = (tmp_path / ".cache" / "kubectl-machinepool" / "single-file").iterdir()
+    (unpacked,) = (home / ".cache" / "kubectl-machinepool" / "single-file").iterdir()
     probe = "import yaml, click; print(yaml.__with_libyaml__, yaml.__file__, click.__version__)"
     found = run(["python3", "-c", probe], {**env, "PYTHONPATH": str(unpacked)})
     libyaml, where, click_version = found.stdout.split()
@@ -114,8 +120,8 @@ def test_the_single_file_runs_what_pip_install_runs(tmp_path: Path) -> None:
     assert [p.name for p in unpacked.parent.iterdir()] == [unpacked.name]
 
 
-def test_version_names_the_commit_it_was_built_from(tmp_path: Path) -> None:
-    env = user_env(tmp_path, interpreter_dir(tmp_path))
+def test_version_names_the_commit_it_was_built_from(home: Path) -> None:
+    env = user_env(home, interpreter_dir(home))
     shown = run([str(built()[EXECUTABLE]), "--version"], env)
     head = run(["git", "rev-parse", "HEAD"], dict(os.environ)).stdout.strip()
     assert re.fullmatch(rf"kubectl-machinepool 0\.1\.0 \(commit {head}(-dirty)?\)\n", shown.stdout)
