@@ -95,10 +95,26 @@ class _Connection(http.client.HTTPConnection):
 
 def _dropped(sock: socket.socket) -> bool:
     """Whether an idle connection has something to read: the server closed it (or broke the
-    protocol). urllib3 checks the same before reusing one: a request sent on it would fail."""
+    protocol). urllib3 checks the same before reusing one: a request sent on it would fail.
+    Over TLS, what is there may be only the session tickets a TLS 1.3 server sends after the
+    handshake, unread on a connection opened ahead: read, they leave it as it was."""
     with selectors.DefaultSelector() as selector:
         selector.register(sock, selectors.EVENT_READ)
-        return bool(selector.select(0))
+        if not selector.select(0):
+            return False
+    if not isinstance(sock, ssl.SSLSocket):
+        return True
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        sock.recv(1)  # data no request asked for, or the end: either way not to be used
+    except ssl.SSLWantReadError:
+        return False  # records, but no data: the tickets
+    except OSError:
+        pass
+    finally:
+        sock.settimeout(timeout)
+    return True
 
 
 class Direct:
