@@ -168,3 +168,18 @@ def test_every_fence_lost_is_unknown() -> None:
     settled = run(kube)
     assert settled.effect is None
     assert kube.methods == ["GET", "PATCH"] * 3
+
+
+def test_the_fence_and_its_removal_name_the_tool_as_their_field_manager() -> None:
+    kube = ScriptedKube(machine("100"), fenced_as_asked, machine("102"))
+    queries: list[tuple[str, Any]] = []
+    answer = kube.request
+
+    def request(method: str, path: str, *args: Any, **kwargs: Any) -> Obj:
+        queries.append((method, args[0] if args else kwargs.get("query")))
+        return answer(method, path, *args, **kwargs)
+
+    kube.request = request  # type: ignore[method-assign]
+    run(kube)
+    named = {"fieldManager": "kubectl-machinepool"}
+    assert queries == [("GET", None), ("PATCH", named), ("PATCH", named)]
