@@ -37,7 +37,18 @@ def build(out: Path, *options: str) -> dict[str, Path]:
 def built() -> dict[str, Path]:
     out = Path(tempfile.mkdtemp(prefix="kmp-single-file-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)
+    built_at()
     return build(out)
+
+
+@functools.cache
+def built_at() -> str:
+    """HEAD as the build found it (read just before it: a commit made later in the checkout is
+    not the one built)."""
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return head.stdout.strip()
 
 
 def archive_for_here() -> Path:

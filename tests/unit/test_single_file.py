@@ -23,6 +23,7 @@ from support.singlefile import (
     REPO,
     build,
     built,
+    built_at,
     interpreter_dir,
     run,
     user_env,
@@ -123,7 +124,7 @@ def test_the_single_file_runs_what_pip_install_runs(home: Path) -> None:
 def test_version_names_the_commit_it_was_built_from(home: Path) -> None:
     env = user_env(home, interpreter_dir(home))
     shown = run([str(built()[EXECUTABLE]), "--version"], env)
-    head = run(["git", "rev-parse", "HEAD"], dict(os.environ)).stdout.strip()
+    head = built_at()
     assert re.fullmatch(rf"kubectl-machinepool 0\.1\.0 \(commit {head}(-dirty)?\)\n", shown.stdout)
 
 
