@@ -48,6 +48,8 @@ class Diffed:
     result: DiffResult
     # Objects of the manifest diff does not compare (kind namespace/name).
     skipped: tuple[str, ...]
+    # What could not be read, for warning lines.
+    notes: tuple[str, ...] = ()
 
 
 def _manifests(asked: DiffAsked, stdin: TextIO | None, namespace: str) -> list[RawObject]:
@@ -96,7 +98,8 @@ def diff(access: AccessOptions, asked: DiffAsked, stdin: TextIO | None) -> Diffe
         namespace = access.namespace or kube.connection.namespace or "default"
         manifests = _manifests(asked, stdin, namespace)
         objects, skipped = _split(manifests)
-        return Diffed(_live(kube, objects, asked), skipped)
+        notes: list[str] = []
+        return Diffed(_live(kube, objects, asked, notes), skipped, tuple(notes))
 
 
 def _split(manifests: Sequence[RawObject]) -> tuple[list[RawObject], tuple[str, ...]]:
@@ -108,7 +111,9 @@ def _split(manifests: Sequence[RawObject]) -> tuple[list[RawObject], tuple[str, 
     return objects, skipped
 
 
-def _live(kube: Kube, objects: Sequence[RawObject], asked: DiffAsked) -> DiffResult:
+def _live(
+    kube: Kube, objects: Sequence[RawObject], asked: DiffAsked, notes: list[str]
+) -> DiffResult:
     from kubectl_machinepool.kube import manifestreads
 
     compared = [manifestreads.compare(kube, m, server_side=asked.server_side) for m in objects]
@@ -118,11 +123,16 @@ def _live(kube: Kube, objects: Sequence[RawObject], asked: DiffAsked) -> DiffRes
     for pool in pools:
         key = _ref_key(pool, ref_of(pool).namespace)
         if key is not None and _touched(pool, compared):
-            infra[key] = manifestreads.read_infra_pool(kube, *key)
+            infra[key], note = manifestreads.read_infra_pool(kube, *key)
+            if note:
+                notes.append(note)
 
     def read_budgets(namespace: str, cluster: str) -> Budgets:
         override = asked.workload_kubeconfig
-        return manifestreads.budgets(kube, namespace, cluster, override, kube.timeout)
+        read = manifestreads.budgets(kube, namespace, cluster, override, kube.timeout)
+        if read.note:
+            notes.append(read.note)
+        return read
 
     return _judged(compared, pools, infra, read_budgets)
 

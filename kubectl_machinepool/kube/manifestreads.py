@@ -116,12 +116,13 @@ def machine_pools(kube: Kube, namespaces: Iterable[str]) -> list[RawObject]:
 
 def read_infra_pool(
     kube: Kube, namespace: str, group: str, kind: str, name: str
-) -> RawObject | None:
-    """An infra pool a MachinePool names; None when it is not there or cannot be read."""
+) -> tuple[RawObject | None, str | None]:
+    """An infra pool a MachinePool names (None when it is not there), or why it is unknown."""
     try:
-        return _read(kube, kube.resource(group, kind), namespace, name)
-    except MachinePoolError:
-        return None
+        return _read(kube, kube.resource(group, kind), namespace, name), None
+    except MachinePoolError as err:
+        said = f"{kind} {namespace}/{name} could not be read, so what depends on it is unknown"
+        return None, f"{said}: {err.message}"
 
 
 def budgets(
@@ -132,7 +133,6 @@ def budgets(
         with workload_kube(kube, namespace, cluster, override, timeout) as workload:
             found = workload.list(BUDGETS, None)
     except MachinePoolError as err:
-        return Budgets(
-            None, f"PodDisruptionBudgets of Cluster {namespace}/{cluster}: {err.message}"
-        )
+        said = f"PodDisruptionBudgets of Cluster {namespace}/{cluster} are not known"
+        return Budgets(None, f"{said}: {err.message}")
     return Budgets(tuple(mapping(b) for b in found))

@@ -112,7 +112,7 @@ def _roll_lines(roll: Roll, width: int | None) -> list[str]:
     instances = "unknown" if roll.instances is None else str(roll.instances)
     lines.append(f"  instances affected: {instances}")
     if roll.blocking_budgets is None:
-        said = f"not known ({roll.budgets_note})" if roll.budgets_note else "not known"
+        said = roll.budgets_note or "not known"
     elif roll.blocking_budgets:
         said = (
             ", ".join(roll.blocking_budgets)

@@ -89,6 +89,8 @@ def diff_command(
 
     asked = DiffAsked(filenames, against, server_side, workload_kubeconfig)
     diffed = diff(access, asked, env.stdin)
+    for note in diffed.notes:
+        env.warn(note)
     if output.format == "text":
         color = env.color(output.color)
         text = render_diff(diffed.result, diffed.skipped, Palette(color), width=env.width)
