@@ -1,0 +1,91 @@
+"""fix with the shipped roles on the real API server (issue 46): it takes what its steps'
+commands take. On the seeded CAPD pool, paused by `rollout pause`, its one step is `rollout
+resume`: a reader, or a reader with the deleter role, is refused by resume's own plan (exit 3,
+nothing written, the step named); with the operator role the pool is resumed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.controlplane import ControlPlane
+from support.management import management_cluster
+from support.roles import (
+    DELETER,
+    INFRA,
+    OPERATOR,
+    POOL,
+    READER,
+    Obj,
+    Seeded,
+    cli,
+    install_roles,
+    seed,
+    unseed,
+)
+
+CAPI = "cluster.x-k8s.io"
+PAUSED = f"{CAPI}/paused"
+RECORD = "kubectl-machinepool/paused"
+
+
+@pytest.fixture(scope="module")
+def seeded(control_plane: ControlPlane) -> Iterator[tuple[Seeded, dict[str, Obj]]]:
+    mgmt = management_cluster(control_plane, "v1beta2")
+    roles = install_roles(mgmt)
+    found = seed(mgmt, roles)
+    yield found, roles
+    unseed(found)
+
+
+def _paths(found: Seeded) -> tuple[str, str]:
+    ns = found.namespace
+    return (
+        f"/apis/{CAPI}/v1beta2/namespaces/{ns}/machinepools/{POOL}",
+        f"/apis/{INFRA}/v1beta2/namespaces/{ns}/dockermachinepools/{POOL}",
+    )
+
+
+def _annotations(found: Seeded) -> tuple[Any, ...]:
+    return tuple(
+        found.mgmt.api.request("GET", path)["metadata"].get("annotations") or {}
+        for path in _paths(found)
+    )
+
+
+def _paused_by_the_tool(found: Seeded) -> None:
+    """As `rollout pause` leaves the pool: both annotated, the record on the MachinePool."""
+    pool, infra = _paths(found)
+    record = f"DockerMachinePool/{POOL},MachinePool/{POOL}"
+    for path, values in ((infra, {PAUSED: ""}), (pool, {PAUSED: "", RECORD: record})):
+        found.mgmt.api.request(
+            "PATCH", path, {"metadata": {"annotations": values}}, "application/merge-patch+json"
+        )
+
+
+def test_fix_takes_what_its_steps_commands_take(
+    seeded: tuple[Seeded, dict[str, Obj]], capsys
+) -> None:
+    found, roles = seeded
+    ns = found.namespace
+    _paused_by_the_tool(found)
+    before = _annotations(found)
+    step = f"fix step 1 of 1: kubectl machinepool rollout resume {POOL} -n {ns}; failed: step 1)"
+    for name, extra in (("reader", ()), ("deleter", (roles[DELETER],))):
+        user = found.user(f"fix-{name}", roles[READER], *extra)
+        refused = cli(capsys, user, "fix", "-n", ns, "--yes")
+        assert refused.code == 3, refused.out + refused.err
+        [line] = [x for x in refused.err.splitlines() if x.startswith("error: ")]
+        assert line.startswith(f"error: refused: you may not patch dockermachinepools.{INFRA}")
+        assert line.endswith(f"nothing was written ({step}"), line
+        assert f"Step 1 of 1: kubectl machinepool rollout resume {POOL}" in refused.out
+        assert "Steps:\n  1. failed (refused: you may not patch" in refused.out
+        assert _annotations(found) == before
+    operator = found.user("fix-operator", roles[READER], roles[OPERATOR])
+    done = cli(capsys, operator, "fix", "-n", ns, "--yes")
+    assert done.code == 0, done.out + done.err
+    assert f"1. done: kubectl machinepool rollout resume {POOL} -n {ns}" in done.out
+    mp, infra = _annotations(found)
+    assert not {PAUSED, RECORD} & set(mp)
+    assert PAUSED not in infra
