@@ -357,8 +357,7 @@ PROVIDERS: tuple[Provider, ...] = (
                 ),
             ),
             strategy=(path("spec.updateConfig.rollingUpdate"),),
-            strategy_default="OpenShift Cluster Manager's default node pool upgrade (not "
-            "verified)",
+            strategy_default="OpenShift Cluster Manager's default node pool upgrade (not verified)",
         ),
         operations=Operations(
             rolls="a new spec.version makes CAPA schedule a ROSA node pool upgrade, which "
