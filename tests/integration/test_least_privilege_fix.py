@@ -1,7 +1,8 @@
 """fix with the shipped roles on the real API server (issue 46): it takes what its steps'
 commands take. On the seeded CAPD pool, paused by `rollout pause`, its one step is `rollout
 resume`: a reader, or a reader with the deleter role, is refused by resume's own plan (exit 3,
-nothing written, the step named); with the operator role the pool is resumed."""
+nothing written, the step named); with the operator role it is sent as a server dry run (nothing
+kept), then the pool is resumed."""
 
 from __future__ import annotations
 
@@ -83,6 +84,11 @@ def test_fix_takes_what_its_steps_commands_take(
         assert "Steps:\n  1. failed (refused: you may not patch" in refused.out
         assert _annotations(found) == before
     operator = found.user("fix-operator", roles[READER], roles[OPERATOR])
+    dry = cli(capsys, operator, "fix", "-n", ns, "--dry-run=server")
+    assert dry.code == 0, dry.out + dry.err
+    assert dry.out.count("annotated (server dry run)") == 2
+    assert f"1. dry run: kubectl machinepool rollout resume {POOL}" in dry.out
+    assert _annotations(found) == before
     done = cli(capsys, operator, "fix", "-n", ns, "--yes")
     assert done.code == 0, done.out + done.err
     assert f"1. done: kubectl machinepool rollout resume {POOL} -n {ns}" in done.out

@@ -138,6 +138,9 @@ COMMANDS = (
     Command("scale", ("scale", POOL, "--replicas", "3"), (*PLANNING, *_writes(1))),
     Command("rollout pause", ("rollout", "pause", POOL), (*PLANNING, *_writes(2))),
     Command("rollout resume", ("rollout", "resume", POOL), (*PLANNING, *_writes(2)), "capd-paused"),
+    # Its one step is the resume above, through resume's own plan: its diagnosis is the first
+    # planning read.
+    Command("fix", ("fix", POOL), (*PLANNING, *_writes(2)), "capd-paused"),
     Command(
         "rollout restart",
         ("rollout", "restart", POOL, "--timeout", "5m"),
