@@ -240,8 +240,11 @@ def _workload_secret(pair: Pair) -> None:
 
 
 @contextmanager
-def fleet_servers(shape: str, pool_kinds: tuple[str, ...]) -> Iterator[Fleet]:
-    """A fresh etcd and server pair, with CRDs, for one pool shape (empty until grown)."""
+def fleet_servers(
+    shape: str, pool_kinds: tuple[str, ...], workload_args: tuple[str, ...] = ()
+) -> Iterator[Fleet]:
+    """A fresh etcd and server pair, with CRDs, for one pool shape (empty until grown);
+    workload_args: more flags of the workload server's."""
     plane = ControlPlane()
     try:
         management = plane.server("management", _audit_args(plane, "management"))
@@ -252,7 +255,7 @@ def fleet_servers(shape: str, pool_kinds: tuple[str, ...]) -> Iterator[Fleet]:
             installed = installer.submit(
                 crds.install, api, crds.capi_crds("v1beta2") + crds.provider_crds()
             )
-            workload = plane.server("workload", _audit_args(plane, "workload"))
+            workload = plane.server("workload", (*_audit_args(plane, "workload"), *workload_args))
             installed.result()
         yield Fleet(Pair(management, workload, f"fleet-{shape}"), shape, pool_kinds)
     finally:
