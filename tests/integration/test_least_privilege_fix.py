@@ -6,6 +6,7 @@ kept), then the pool is resumed."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -95,3 +96,7 @@ def test_fix_takes_what_its_steps_commands_take(
     mp, infra = _annotations(found)
     assert not {PAUSED, RECORD} & set(mp)
     assert PAUSED not in infra
+    again = cli(capsys, operator, "fix", "-n", ns, "-o", "json")
+    assert again.code == 0, again.err
+    assert json.loads(again.out)["steps"] == []
+    assert again.err == "Nothing to do: no finding that this tool's writes remedy is planned.\n"

@@ -33,7 +33,7 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
     codes: set[str] = set()
     for value in values:
         wanted = value.strip().upper()
-        matched = [r for r in RULES if wanted in (r.code, r.rule.upper())]
+        matched = [r for r in RULES if wanted and wanted in (r.code, r.rule.upper())]
         if not matched:
             raise UsageError(
                 f"no rule {value!r} for --rule", hint="kubectl machinepool explain --list"
@@ -195,7 +195,7 @@ def _show_plan(
     dump: tuple[str, ...],
 ) -> None:
     """Text: the plan, with where it was made from when that is a dump. A document: from a
-    dump, now (nothing follows it); live, once the steps ran."""
+    dump, or with no step, now (nothing follows it); else once the steps ran."""
     from kubectl_machinepool.app.reading import check_found
     from kubectl_machinepool.base.timeutil import format_time
     from kubectl_machinepool.render.color import Palette
@@ -203,7 +203,7 @@ def _show_plan(
 
     at = format_time(loaded.description.now) or ""
     if output != "table":
-        if dump:
+        if dump or not plan.steps:
             from kubectl_machinepool.render.structured import write_document
 
             document = plan_document(plan, now=at, source=_source_of(loaded, dump))

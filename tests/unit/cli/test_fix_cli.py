@@ -74,6 +74,7 @@ def test_a_forgotten_pause_is_planned_as_its_resume(capsys, tmp_path: Path) -> N
     ("rule", "said"),
     [
         ("MP9999", "error: no rule 'MP9999' for --rule"),
+        ("", "error: no rule '' for --rule"),
         ("MP0101", "error: --rule MP0101: its remedy is outside this tool, fix never plans it"),
         ("R1", "error: --rule R1: its remedy is outside this tool, fix never plans it"),
     ],
