@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, listed, refuse, send
 from kubectl_machinepool.app.planning import Ground, Live, nothing_written, owned
+from kubectl_machinepool.app.reading import pools_in
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.errors import (
     ClusterAccessError,
@@ -157,7 +158,7 @@ def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
     snapshot = ground.read(selection, asked.workload_kubeconfig, diagnosis=False)
     description = describe(snapshot, selection, now)
     if pool and not any(c.pools for c in description.clusters):
-        raise pools_not_found([pool], namespace)
+        raise pools_not_found([pool], namespace, pools_in(snapshot, namespace))
     for note in description.notes:
         warn(note)
     if not snapshot.was_read(CAPI_GROUP, "Machine"):

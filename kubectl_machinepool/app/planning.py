@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, TextIO, TypeVar
 
 from kubectl_machinepool.app.carrying import Callbacks, DryRun, listed, refuse, send
+from kubectl_machinepool.app.reading import pools_in
 from kubectl_machinepool.base.apiversion import crd_plural
 from kubectl_machinepool.base.errors import (
     ClusterAccessError,
@@ -265,7 +266,7 @@ def read_pools(
     pools = {p.pool.name: p for p in found}
     missing = [n for n in names if n not in pools]
     if missing:
-        raise pools_not_found(missing, namespace)
+        raise pools_not_found(missing, namespace, pools_in(snapshot, namespace))
     return snapshot, tuple(pools[n] for n in names)
 
 

@@ -44,6 +44,20 @@ NOW = ("--now", "2026-11-29T15:00:00Z")
                 "hint: did you mean eks-default or vmss-workers?",
             ],
         ),
+        (  # the write commands, planned from the dump: nothing was written
+            ["scale", "vmss-workrs", "--replicas", "4", "--dry-run=client"],
+            [
+                'error: machinepools.cluster.x-k8s.io "vmss-workrs" not found; nothing was written',
+                "hint: did you mean vmss-workers?",
+            ],
+        ),
+        (
+            ["delete-machine", "--pool", "asg-wrkers", "i-0abc", "--dry-run=client"],
+            [
+                'error: machinepools.cluster.x-k8s.io "asg-wrkers" not found; nothing was written',
+                "hint: did you mean asg-workers?",
+            ],
+        ),
         (
             ["diff-metadata", "nothing-like-it"],
             ['error: machinepools.cluster.x-k8s.io "nothing-like-it" not found'],
