@@ -137,8 +137,8 @@ class Kube:
         self._close_files()
 
     def open_ahead(self, count: int) -> None:
-        """Open count connections beside the first request, for the reads after it: over a
-        wide-area link each new one costs two round trips (pool.py)."""
+        """Have count connections ready for the reads after the first request, those missing
+        opened beside it: over a wide-area link a new one costs two round trips (pool.py)."""
         self._transport.open_ahead(count, timeouts(self._timeout))
 
     def _close_files(self) -> None:

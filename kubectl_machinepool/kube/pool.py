@@ -142,9 +142,12 @@ class Direct:
             return self._context, self._session
 
     def open_ahead(self, count: int, limits: Timeouts) -> None:
-        """Open count connections now, side by side, into the pool. One that fails is let go:
-        the read that would have taken it connects itself, and says why it could not."""
-        for _ in range(count):
+        """Have count connections idle: those missing opened now, side by side (a read plan
+        run again on the same pool, as a followed view's, finds them there). One that fails
+        is let go: the read that would have taken it connects itself, and says why."""
+        with self._lock:
+            missing = count - len(self._idle)
+        for _ in range(missing):
             start_daemon(self._ahead, limits)
 
     def _ahead(self, limits: Timeouts) -> None:

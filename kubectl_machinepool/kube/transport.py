@@ -165,8 +165,8 @@ class Transport:
         return self._pool.open(method, quote(path, safe=URL_SAFE), headers, data, limits)
 
     def open_ahead(self, count: int, limits: Timeouts) -> None:
-        """Open count connections now, beside the first request, for the reads after it
-        (pool.py); through a proxy urllib3 opens them as it needs them."""
+        """Have count connections ready for the reads after the first request (pool.py);
+        through a proxy urllib3 opens them as it needs them."""
         if isinstance(self._pool, Direct) and not self._closed:
             self._pool.open_ahead(count, limits)
 

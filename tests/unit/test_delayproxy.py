@@ -131,5 +131,9 @@ def test_connections_opened_ahead_cost_the_first_level_only(served: Served) -> N
             thread.start()
         for thread in threads:
             thread.join()
-    counts = served.proxies.run().counts["server"]
-    assert (counts.connections, counts.late, counts.resumed) == (5, 1, 1)
+        counts = served.proxies.run().counts["server"]
+        assert (counts.connections, counts.late, counts.resumed) == (5, 1, 1)
+        # The plan run again (a followed view's next read): its connections are there.
+        kube.open_ahead(3)
+        kube.request("GET", "/again")
+    assert served.proxies.run().counts["server"].connections == 5
