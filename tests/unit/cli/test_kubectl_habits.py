@@ -267,7 +267,7 @@ def test_completion_after_a_namespace_before_the_subcommand(capsys, tmp_path, mo
     assert answer("--namespace=prod-ns", "rollout", "pause", "") == offered
     assert answer("-n", "elsewhere", "describe", "") == [":4"]  # not cached: asked, refused
     after_flags = [line.split("\t")[0] for line in answer("-n", "prod-ns", "d")]
-    assert after_flags == ["delete-machine", "describe", "diagnose", "diff-metadata", ":4"]
+    assert after_flags == ["delete-machine", "describe", "diagnose", "diff", "diff-metadata", ":4"]
 
 
 # -- one error style, "did you mean" -------------------------------------------------------------
