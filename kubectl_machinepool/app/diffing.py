@@ -118,7 +118,7 @@ def _live(
 
     compared = [manifestreads.compare(kube, m, server_side=asked.server_side) for m in objects]
     namespaces = {ref_of(m).namespace for m in objects}
-    pools = manifestreads.machine_pools(kube, namespaces) if objects else []
+    pools = manifestreads.read_machine_pools(kube, namespaces) if objects else []
     infra = {}
     for pool in pools:
         key = _ref_key(pool, ref_of(pool).namespace)

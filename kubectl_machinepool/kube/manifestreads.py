@@ -106,7 +106,7 @@ def _client_side(manifest: RawObject, live: RawObject | None, how: str) -> Compa
     return Compared(manifest, live, applied(live or {}, manifest), how)
 
 
-def machine_pools(kube: Kube, namespaces: Iterable[str]) -> list[RawObject]:
+def read_machine_pools(kube: Kube, namespaces: Iterable[str]) -> list[RawObject]:
     """The MachinePools of each namespace, one LIST each."""
     found: list[RawObject] = []
     for namespace in sorted(set(namespaces)):
