@@ -14,14 +14,13 @@ within MAX_CHANGES.
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from kubectl_machinepool.base.apiversion import group_of
 from kubectl_machinepool.base.fields import RawObject, dig, mapping, text
 from kubectl_machinepool.base.records import record
+from kubectl_machinepool.model.ownership import LAST_APPLIED, last_applied
 
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # Past this many changed fields an object's diff is cut (a providerIDList of thousands).
 MAX_CHANGES = 200
 Key = str | int
@@ -156,7 +155,7 @@ def applied(live: RawObject, manifest: RawObject) -> RawObject:
     the last-applied copy holds that the manifest no longer does removed."""
     result = copy.deepcopy(live)
     _merge(result, manifest)
-    last = _last_applied(live)
+    last = last_applied(live)
     if last is not None:
         for removed in _removed(last, manifest):
             _delete(result, removed)
@@ -174,17 +173,6 @@ def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
                 stack.append((into[key], value))
             else:
                 into[key] = copy.deepcopy(value)
-
-
-def _last_applied(live: RawObject) -> dict[str, Any] | None:
-    raw = dig(live, "metadata", "annotations", LAST_APPLIED)
-    if not isinstance(raw, str):
-        return None
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _removed(last: dict[str, Any], manifest: RawObject) -> list[tuple[str, ...]]:
