@@ -230,9 +230,11 @@ class _Flux:
             (f"{self.group}/reconcile", ("disabled",)),
             (f"{self.group}/ssa", ("Ignore", "IfNotPresent")),
         ):
-            value = annotations.get(key, labels.get(key))
-            if value is not None and value in refused:
-                return _signal("annotation" if key in annotations else "label", key, value)
+            # fluxcd/pkg's ssa.AnyInMetadata: either place, compared with strings.EqualFold.
+            for where, values in (("annotation", annotations), ("label", labels)):
+                value = values.get(key)
+                if value and value.casefold() in {r.casefold() for r in refused}:
+                    return _signal(where, key, value)
         return None
 
 

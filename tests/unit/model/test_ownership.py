@@ -275,6 +275,9 @@ def test_a_last_applied_copy_that_is_no_object_counts_as_unknown(copy: str) -> N
         ("labels", "kustomize.toolkit.fluxcd.io/reconcile", "disabled"),
         ("annotations", "kustomize.toolkit.fluxcd.io/ssa", "IfNotPresent"),
         ("annotations", "kustomize.toolkit.fluxcd.io/ssa", "Ignore"),
+        # Compared as fluxcd/pkg's ssa.AnyInMetadata does, with strings.EqualFold.
+        ("annotations", "kustomize.toolkit.fluxcd.io/reconcile", "Disabled"),
+        ("labels", "kustomize.toolkit.fluxcd.io/ssa", "ifnotpresent"),
     ],
 )
 def test_a_pool_that_opts_out_of_kustomize_controllers_applies_is_not_reverted(
