@@ -19,6 +19,7 @@ from kubectl_machinepool.plans.checks import Check, Level, permission_checks
 from kubectl_machinepool.plans.deletetarget import Mode, Plan, Request, Target
 from kubectl_machinepool.plans.deletewrites import writes_for
 from kubectl_machinepool.plans.disruption import Disruption
+from kubectl_machinepool.plans.scalechecks import topology_replicas
 from kubectl_machinepool.plans.writes import Access
 from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.providers.registry import annotation_deletes, infra_pool_of
@@ -245,6 +246,9 @@ def _replica_checks(target: Target, request: Request) -> list[Check]:
                 "spec.replicas would fight it",
             )
         ]
+    topology = topology_replicas(target.pool, target.cluster_raw)
+    if topology is not None:
+        return [topology]
     if low is not None and mp.desired - 1 < low:
         return [
             Check(

@@ -42,6 +42,8 @@ class Target:
     machine_raw: RawObject | None
     infra_machine_raw: RawObject | None
     infra_pool_raw: RawObject | None
+    # The Cluster, whose topology may set the pool's replicas (None: not read, or none).
+    cluster_raw: RawObject | None = None
 
     @property
     def name(self) -> str:
@@ -129,4 +131,5 @@ def _target(
         machine_raw,
         infra_machine_raw,
         infra_pool,
+        snapshot.find(CAPI_GROUP, "Cluster", mp.namespace, mp.cluster),
     )

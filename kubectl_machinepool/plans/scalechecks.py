@@ -80,21 +80,27 @@ def _owners(pool: PoolDescription, cluster: RawObject | None) -> list[Check]:
                 "autoscaler or node-pool setting",
             )
         )
+    topology = topology_replicas(pool, cluster)
+    return [*checks, topology] if topology else checks
+
+
+def topology_replicas(pool: PoolDescription, cluster: RawObject | None) -> Check | None:
+    """The refusal of a write to spec.replicas that the topology controller would write back:
+    a topology-owned pool whose Cluster's topology sets its replicas."""
+    mp = pool.pool
     if not mp.topology_owned:
-        return checks
+        return None
     name = mp.labels.get(POOL_NAME_LABEL)
     for entry in items(dig(cluster, "spec", "topology", "workers", "machinePools")):
         replicas = integer(entry.get("replicas"))
         if entry.get("name") == name and replicas is not None:
-            checks.append(
-                Check(
-                    Level.REFUSED,
-                    f"the topology controller sets this pool's replicas from Cluster "
-                    f"{mp.namespace}/{mp.cluster} spec.topology.workers.machinePools[{name}]."
-                    f"replicas ({replicas}) and would write them back: change that instead",
-                )
+            return Check(
+                Level.REFUSED,
+                f"the topology controller sets this pool's replicas from Cluster "
+                f"{mp.namespace}/{mp.cluster} spec.topology.workers.machinePools[{name}]."
+                f"replicas ({replicas}) and would write them back: change that instead",
             )
-    return checks
+    return None
 
 
 def _bounds(pool: PoolDescription, replicas: int, force: bool) -> list[Check]:

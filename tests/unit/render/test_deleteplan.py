@@ -84,6 +84,27 @@ def test_scale_down_annotates_then_updates_the_scale_subresource() -> None:
     assert scale.body["spec"] == {"replicas": 1}
 
 
+def test_scale_down_of_a_pool_whose_replicas_the_topology_sets_is_refused() -> None:
+    """The topology controller would write spec.replicas back, as it does after scale."""
+
+    def topology(replicas: int | None) -> Callable[[list[Obj]], None]:
+        def change(objects: list[Obj]) -> None:
+            labels = find(objects, "MachinePool")["metadata"].setdefault("labels", {})
+            labels["topology.cluster.x-k8s.io/owned"] = ""
+            labels["topology.cluster.x-k8s.io/pool-name"] = "workers"
+            entry: Obj = {"class": "default", "name": "workers"}
+            if replicas is not None:
+                entry["replicas"] = replicas
+            find(objects, "Cluster")["spec"]["topology"] = {"workers": {"machinePools": [entry]}}
+
+        return change
+
+    [refusal] = refusals(plan("capd", CAPD, Request(Mode.SCALE_DOWN), change=topology(2)))
+    assert "spec.topology.workers.machinePools[workers].replicas (2)" in refusal
+    assert refusals(plan("capd", CAPD, Request(Mode.SCALE_DOWN), change=topology(None))) == []
+    assert refusals(plan("capd", CAPD, change=topology(2))) == []  # a replacement keeps the size
+
+
 @pytest.mark.parametrize(
     ("generation", "stored"),
     [("v1beta2", {"spec": {"deletion": {"nodeDrainTimeoutSeconds": 600}}}), ("v1beta1", {"spec": {"nodeDrainTimeout": "600s"}})],
