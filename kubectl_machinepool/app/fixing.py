@@ -138,6 +138,7 @@ def carry_out(
         for number, step in enumerate(plan.steps, 1):
             answers: list[bool] = []
             asking = replace(ui, confirm=partial(_answered, ui.confirm, answers))
+            started = False
             try:
                 if number > 1 and carry.dry_run is DryRun.NONE:
                     skipped = _still(access, step, asked, rules, carry.clock())
@@ -145,6 +146,7 @@ def carry_out(
                         results.append(Result(step, State.SKIPPED, skipped))
                         continue
                 announce(number, step)
+                started = True
                 ran = RUNNERS[step.command](step, Run(kube, access, carry, asking, shows))
             except MachinePoolError as err:
                 results.append(Result(step, State.FAILED, err.message))
@@ -158,9 +160,11 @@ def carry_out(
                 done = _summary([*results, Result(step, State.STOPPED), *left], plan)
                 raise Interrupted(stopped.exit_code, f"{stopped.report}; fix: {done}") from None
             except KeyboardInterrupt as err:
+                # Its command has said what it left (a write made, a deletion going on).
                 signum = stopped_by(err)
-                left = [Result(s, State.NOT_RUN) for s in plan.steps[number - 1 :]]
-                done = _summary([*results, *left], plan)
+                now = Result(step, State.STOPPED if started else State.NOT_RUN)
+                left = [Result(s, State.NOT_RUN) for s in plan.steps[number:]]
+                done = _summary([*results, now, *left], plan)
                 said = f"{signal_name(signum)} during fix step {number} of {total}; {done}"
                 raise Interrupted(exit_code(signum), said) from None
             results.append(Result(step, _state(ran, answers, carry.dry_run)))
