@@ -29,7 +29,7 @@ def plans_for(
         ground,
         asked,
         lambda pool, snapshot, allowed: plan_scale(
-            pool, snapshot, asked.request, permissions=allowed
+            pool, snapshot, asked.request, ground.now, permissions=allowed
         ),
         warn=warn,
     )

@@ -52,7 +52,8 @@ REPLICAS = "spec.replicas"
 START = f"metadata.annotations.{STARTED}"
 MACHINE_POOL = "MachinePool"
 
-Value = str | int | None
+# A field's value: a version, image or id, a size, or an image object clearing writes whole.
+Value = str | int | dict[str, Any] | None
 # A Kubernetes object name (DNS-1123 subdomain).
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?", re.A)
 _REVISION_KEYS = {"revision", "cause", "at", "tool", "changes"}
@@ -120,9 +121,9 @@ class _Unusable(Exception):
 
 def _printable(value: Any) -> str | None:
     if not isinstance(value, str):
-        return "not text"
+        return "is not text"
     if len(value) > MAX_VALUE:
-        return f"{len(value)} characters long, over {MAX_VALUE}"
+        return f"is {len(value)} characters long, over {MAX_VALUE}"
     if not value.isprintable() or any(c.isspace() for c in value):
         return "holds whitespace or a control character"
     return None
@@ -134,10 +135,10 @@ def _image(value: Any, depth: int = 0) -> str | None:
     if not isinstance(value, dict):
         return _printable(value)
     if depth == 0 and len(json.dumps(value, ensure_ascii=False)) > MAX_VALUE:
-        return f"an object over {MAX_VALUE} characters"
+        return f"is an object over {MAX_VALUE} characters"
     for key, entry in value.items():
         if depth > 3 or _printable(key):
-            return "an object nested too deep, or with a key that is no field name"
+            return "is an object nested too deep, or with a key that is no field name"
         if isinstance(entry, dict):
             why = _image(entry, depth + 1)
         elif isinstance(entry, bool | int):
@@ -150,17 +151,17 @@ def _image(value: Any, depth: int = 0) -> str | None:
 
 
 def _version(value: Any) -> str | None:
-    return _printable(value) or (None if version(value) else "not a semantic version")
+    return _printable(value) or (None if version(value) else "is not a semantic version")
 
 
 def _replicas(value: Any) -> str | None:
     ok = type(value) is int and 0 <= value <= MAX_NUMBER
-    return None if ok else "not a size from 0 to 2147483647"
+    return None if ok else "is not a size from 0 to 2147483647"
 
 
 def _start(value: Any) -> str | None:
     ok = isinstance(value, str) and parse_start(value) is not None
-    return None if ok else "not an RFC 3339 time"
+    return None if ok else "is not an RFC 3339 time"
 
 
 _POOL_FIELDS: dict[str, Callable[[Any], str | None]] = {
@@ -192,7 +193,7 @@ def change_problem(change: Change) -> str | None:
         return f"{change.kind} {change.name!r} is no object name"
     for side, value in (("before", change.before), ("after", change.after)):
         if value is not None and (why := judge(value)):
-            return f"{change.where}'s value {side} is {why}"
+            return f"{change.where}'s value {side} {why}"
     return None
 
 

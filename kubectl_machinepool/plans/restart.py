@@ -29,6 +29,7 @@ from kubectl_machinepool.model.restartrecord import (
     made_before,
     read_record,
 )
+from kubectl_machinepool.model.revisions import START
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import (
     Check,
@@ -37,6 +38,7 @@ from kubectl_machinepool.plans.checks import (
     permission_checks,
     refused,
 )
+from kubectl_machinepool.plans.recording import pool_change, record_revision
 from kubectl_machinepool.plans.writes import Access, Write, object_ref
 from kubectl_machinepool.providers.deletion import Verdict
 from kubectl_machinepool.providers.registry import infra_pool_of
@@ -168,8 +170,16 @@ def plan_restart(
     old = made_before(pool.instances, started)
     writes: tuple[Write, ...] = ()
     if begun is None and old and not refused(tuple(checks)):
-        writes = (_record(raw, started, record.value),)
-        checks += permission_checks(writes, permissions(writes))
+        # A start that names no time is written over, and recorded as none.
+        change = pool_change(raw, START, None, format_time(started))
+        writes, recorded = record_revision(
+            (_record(raw, started, record.value),),
+            raw,
+            cause="rollout restart",
+            at=started,
+            changes=(change,),
+        )
+        checks += [*recorded, *permission_checks(writes, permissions(writes))]
     elif begun is not None:
         # Removing the record once every instance is new is a write too: asked now, not after
         # the replacements.

@@ -9,13 +9,16 @@ objects and the request in, a plan out.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP
 from kubectl_machinepool.base.fields import RawObject
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
+from kubectl_machinepool.model.revisions import REPLICAS
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import Check, permission_checks, refused
+from kubectl_machinepool.plans.recording import pool_change, record_revision
 from kubectl_machinepool.plans.scalechecks import scale_checks
 from kubectl_machinepool.plans.writes import Access, Write, object_ref
 
@@ -70,14 +73,21 @@ def plan_scale(
     pool: PoolDescription,
     snapshot: Snapshot,
     request: ScaleRequest,
+    now: datetime,
     *,
     permissions: Callable[[tuple[Write, ...]], dict[Access, bool | None]],
 ) -> ScalePlan:
+    """The /scale write, with the revision recorded before it (plans/recording.py)."""
     mp = pool.pool
     pool_raw = snapshot.find(CAPI_GROUP, "MachinePool", mp.namespace, mp.name) or {}
     checks = scale_checks(pool, snapshot, request.replicas, request.current, request.force)
     writes: tuple[Write, ...] = ()
     if mp.desired != request.replicas:
         writes = (scale_write(pool_raw, mp.desired, request.replicas),)
+    change = pool_change(pool_raw, REPLICAS, mp.desired, request.replicas)
+    writes, recorded = record_revision(
+        writes, pool_raw, cause=f"scale --replicas {request.replicas}", at=now, changes=(change,)
+    )
+    checks += recorded
     checks += permission_checks(writes, permissions(writes))
     return ScalePlan(pool, request.replicas, tuple(checks), writes, (pool_raw,))

@@ -19,10 +19,12 @@ from kubectl_machinepool.base.fields import RawObject, dig, mapping
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.model.description import PoolDescription
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
+from kubectl_machinepool.model.revisions import MACHINE_POOL, VERSION, Change
 from kubectl_machinepool.model.rollout import pool_rollout
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import Check, nodes_unread, permission_checks, refused
 from kubectl_machinepool.plans.fieldpaths import merge_patch, values_at
+from kubectl_machinepool.plans.recording import record_revision
 from kubectl_machinepool.plans.upgradechecks import preflight, semver
 from kubectl_machinepool.plans.writes import Access, ObjectRef, Write, object_ref
 from kubectl_machinepool.providers.registry import infra_pool
@@ -227,6 +229,21 @@ def upgrade_writes(
     return (_pause(infra), *writes, _unpause(infra))
 
 
+def upgrade_changes(
+    pool: PoolDescription, version: str, fields: tuple[FieldChange, ...]
+) -> tuple[Change, ...]:
+    """What upgrade_writes changes, as its revision records it."""
+    mp, ref = pool.pool, pool.pool.infrastructure_ref
+    found = []
+    if mp.version != version:
+        found.append(Change(MACHINE_POOL, CAPI_GROUP, mp.name, VERSION, mp.version, version))
+    if ref is not None:
+        found += [
+            Change(ref.kind, ref.api_group, ref.name, c.path, c.current, c.new) for c in fields
+        ]
+    return tuple(found)
+
+
 def _version_write(mp: ObjectRef, current: str | None, version: str) -> Write:
     return Write(
         "patch",
@@ -308,9 +325,18 @@ def plan_upgrade(
     writes = upgrade_writes(
         pool, request.version, fields.changes, pool_raw=pool_raw, infra_raw=infra_raw, plural=plural
     )
+    writes, recorded = record_revision(
+        writes,
+        pool_raw,
+        cause=" ".join(
+            ["upgrade --version", request.version, *(f"--set {p}={v}" for p, v in request.sets)]
+        ),
+        at=now,
+        changes=upgrade_changes(pool, request.version, fields.changes),
+    )
     nodes_read = nodes_unread(snapshot, mp.namespace, mp.cluster) is None
     rollout = pool_rollout(pool, snapshot, now, ROLLOUT_WINDOW, nodes_read)
-    checks = [*preflight(pool, snapshot, rollout, request.version, request.force)]
+    checks = [*preflight(pool, snapshot, rollout, request.version, request.force), *recorded]
     checks += permission_checks(writes, permissions(writes))
     planned = tuple(r for r in (pool_raw, infra_raw) if r)
     return UpgradePlan(pool, request.version, fields, tuple(checks), writes, planned)

@@ -389,6 +389,7 @@ DIAGNOSE = ("diagnose", "-n", "{ns}")
 PLAN = ("delete-machine", "{machine}", "-n", "{ns}", "--dry-run=client")
 READER_PROBES: dict[Grant, Probe] = {
     (CAPI, "machinepools", "list"): Probe(("list", "-n", "{ns}"), 'cannot list resource "machinepools"'),
+    (CAPI, "machinepools", "get"): Probe(("rollout", "history", POOL, "-n", "{ns}"), 'cannot get resource "machinepools"'),
     (CAPI, "clusters", "list"): Probe(DESCRIBE, "cannot read Cluster objects"),
     (CAPI, "machines", "list"): Probe(DESCRIBE, "cannot read Machine objects"),
     (CAPI, "machinehealthchecks", "list"): Probe(DESCRIBE, "cannot read MachineHealthCheck objects, so MachineHealthChecks are not shown or judged"),
@@ -410,10 +411,7 @@ WATCHES = {
     (CAPI, "machinepools", "watch"), (CAPI, "machines", "watch"), ("", "events", "watch"),
     (INFRA, "*", "watch"),
 }  # fmt: skip
-# rollout history's GET of the pool (test_least_privilege_writes.py: the deleter and operator
-# roles grant it too, so the probes here, run with the deleter, cannot show it).
 READER_ELSEWHERE = {
-    (CAPI, "machinepools", "get"),
     ("apiextensions.k8s.io", "customresourcedefinitions", "get"),
     ("", "namespaces", "list"),
     ASO_AGENT_POOLS,
@@ -422,7 +420,6 @@ DELETER_PROBES: dict[Grant, Probe] = {
     (CAPI, "machines", "get"): Probe(("delete-machine", "{machine}", "-n", "{ns}", "--dry-run=server"), 'cannot get resource "machines"'),
     (CAPI, "machines", "patch"): Probe((*PLAN, "--drain-timeout", "5m"), "refused you may not patch machines.cluster.x-k8s.io"),
     (CAPI, "machines", "delete"): Probe(PLAN, "refused you may not delete machines.cluster.x-k8s.io"),
-    (CAPI, "machinepools", "get"): Probe(("delete-machine", "{machine}", "-n", "{ns}", "--scale-down", "--dry-run=server"), 'cannot get resource "machinepools"'),
     (CAPI, "machinepools/scale", "update"): Probe((*PLAN, "--scale-down"), "refused you may not update machinepools/scale.cluster.x-k8s.io"),
 }  # fmt: skip
 TOKEN_ID = "kmp123"

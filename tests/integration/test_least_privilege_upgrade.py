@@ -52,7 +52,6 @@ SCALE = ("scale", POOL, "-n", "{ns}", "--replicas", "3", "--dry-run=client")
 # Followed until the probe's line is on stderr (Interrupted): a bound, never a measure.
 ROLLOUT = ("rollout", "status", POOL, "-n", "{ns}", "--timeout", "10m")
 OPERATOR_PROBES: dict[Grant, Probe] = {
-    (CAPI, "machinepools", "get"): Probe(SERVER, 'cannot get resource "machinepools"'),
     (CAPI, "machinepools", "patch"): Probe(CLIENT, "you may not patch machinepools.cluster.x-k8s.io"),
     (INFRA, "dockermachinepools", "get"): Probe(SERVER, 'cannot get resource "dockermachinepools"'),
     (INFRA, "dockermachinepools", "patch"): Probe(CLIENT, f"you may not patch dockermachinepools.{INFRA}"),

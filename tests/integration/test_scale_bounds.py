@@ -123,7 +123,9 @@ def test_a_429_to_the_scale_write_is_sent_again_within_the_timeout(pool: Pool, c
     result, to, _ = busy_once(pool, capsys, 1, "30s")
     assert result.code == 0, result.out + result.err
     assert result.out.splitlines()[-1] == f"machinepool.cluster.x-k8s.io/{POOL} scaled"
+    # The revision is recorded first (a Scale carries no annotation), then the /scale write.
     assert [(s.fault, s.forwarded, s.upstream_status) for s in pool.writes()] == [
+        (None, True, 200),
         (Fault.TOO_MANY_REQUESTS, False, None),
         (None, True, 200),
     ]
@@ -131,15 +133,24 @@ def test_a_429_to_the_scale_write_is_sent_again_within_the_timeout(pool: Pool, c
 
 
 def test_a_429_whose_wait_is_past_the_timeout_is_reported(pool: Pool, capsys) -> None:
-    result, _, version = busy_once(pool, capsys, 5, "2s")
+    before = pool.read()
+    result, _, _ = busy_once(pool, capsys, 5, "2s")
     assert result.code == 1, result.out + result.err
     assert (
         "failed: too many requests, please try again later (fault injected by the test proxy "
         f"into PUT {pool.path}/scale) (HTTP 429); asked to try again in 5s, past the request "
-        "timeout (2s). Nothing was written"
+        f"timeout (2s). Taken back: MachinePool {pool.namespace}/{POOL}: set "
+        "kubectl-machinepool/revisions back; the cluster is as before"
     ) in said(result)
-    assert [(s.fault, s.forwarded) for s in pool.writes()] == [(Fault.TOO_MANY_REQUESTS, False)]
-    assert pool.read()["metadata"]["resourceVersion"] == version
+    # The revision recorded before the /scale write, and taken back after it.
+    assert [(s.fault, s.forwarded) for s in pool.writes()] == [
+        (None, True),
+        (Fault.TOO_MANY_REQUESTS, False),
+        (None, True),
+    ]
+    after = pool.read()
+    assert after["spec"] == before["spec"]
+    assert after["metadata"].get("annotations") == before["metadata"].get("annotations")
 
 
 @pytest.mark.parametrize("replicas", ["2147483648", "99999999999999999999", "-1"])

@@ -63,8 +63,12 @@ def test_a_refused_second_pool_leaves_the_first_scaled_and_says_so(fake_api: Fak
     with pytest.raises(IncompleteError) as failed:
         _scale(fake_api.kube(), [])
     assert _replicas(server) == [3, 2]
+    # Each pool's revision is recorded just before its /scale write: the second's is taken
+    # back with its failure, the first stays with its size.
+    record = "record revision 1 (kubectl-machinepool/revisions) on MachinePool"
     assert failed.value.message == (
-        f"step 2 of 2 (scale MachinePool {NAMESPACE}/{POOLS[1]} from 2 to 3 replicas (/scale)) "
-        f"failed: forbidden. Left changed: scale MachinePool {NAMESPACE}/{POOLS[0]} from 2 to 3 "
-        "replicas (/scale): done"
+        f"step 4 of 4 (scale MachinePool {NAMESPACE}/{POOLS[1]} from 2 to 3 replicas (/scale)) "
+        f"failed: forbidden. Taken back: MachinePool {NAMESPACE}/{POOLS[1]}: set "
+        f"kubectl-machinepool/revisions back. Left changed: {record} {NAMESPACE}/{POOLS[0]}: "
+        f"done; scale MachinePool {NAMESPACE}/{POOLS[0]} from 2 to 3 replicas (/scale): done"
     )

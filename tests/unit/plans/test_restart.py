@@ -16,6 +16,7 @@ from kubectl_machinepool.app.restarting import unavailable
 from kubectl_machinepool.base.timeutil import format_time
 from kubectl_machinepool.model.description import PoolDescription, describe
 from kubectl_machinepool.model.restartrecord import STARTED
+from kubectl_machinepool.model.revisions import ANNOTATION, START, Change, decode
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.plans.checks import Level
 from kubectl_machinepool.plans.restart import (
@@ -61,11 +62,21 @@ def test_a_restart_begins_now_and_records_it(generation: str) -> None:
     assert (found.resumed, found.started, found.refusals) == (False, NOW, ())
     assert found.old == ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
     [write] = found.writes
+    # The start and the restart's revision, in one request.
+    [revision] = decode(write.body["metadata"]["annotations"].pop(ANNOTATION)).revisions
     assert (write.target.kind, write.body) == (
         "MachinePool",
         {"metadata": {"annotations": {STARTED: format_time(NOW)}}},
     )
-    assert write.undo == {"metadata": {"annotations": {STARTED: None}}}
+    assert (revision.number, revision.cause, revision.at) == (
+        1,
+        "rollout restart",
+        format_time(NOW),
+    )
+    assert revision.changes == (
+        Change("MachinePool", "cluster.x-k8s.io", "dev-mp-0", START, None, format_time(NOW)),
+    )
+    assert write.undo == {"metadata": {"annotations": {STARTED: None, ANNOTATION: None}}}
     assert not found.nothing_to_do
 
 
@@ -202,10 +213,12 @@ def test_a_record_that_names_no_time_is_said_and_written_over(value: str, shown:
     assert (found.resumed, found.started, found.refusals) == (False, NOW, ())
     assert found.old == ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
     [write] = found.writes
-    assert write.body == {"metadata": {"annotations": {STARTED: format_time(NOW)}}}
+    assert write.body["metadata"]["annotations"][STARTED] == format_time(NOW)
     # Taken back, the annotation is as it was, not gone.
-    assert write.undo == {"metadata": {"annotations": {STARTED: value}}}
-    assert write.undo_summary == f"set the {STARTED} annotation back to what it was"
+    assert write.undo == {"metadata": {"annotations": {STARTED: value, ANNOTATION: None}}}
+    assert write.undo_summary == (
+        f"set the {STARTED} annotation back to what it was, and set {ANNOTATION} back"
+    )
 
 
 def test_a_machine_made_in_the_second_the_restart_begins_is_new() -> None:
