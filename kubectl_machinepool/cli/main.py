@@ -59,7 +59,7 @@ COMMANDS = {
     ),
     "rollout": (
         "kubectl_machinepool.cli.commands.rollout:rollout_group",
-        "Follow, pause, resume or restart a MachinePool rollout.",
+        "Follow, pause, resume, restart or undo a MachinePool rollout.",
     ),
     "export": (
         "kubectl_machinepool.cli.commands.export:export_command",

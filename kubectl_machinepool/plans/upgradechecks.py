@@ -42,9 +42,16 @@ def semver(value: str | None) -> tuple[int, int, int] | None:
 
 
 def preflight(
-    pool: PoolDescription, snapshot: Snapshot, rollout: PoolRollout, version: str, force: bool
+    pool: PoolDescription,
+    snapshot: Snapshot,
+    rollout: PoolRollout,
+    version: str,
+    force: bool,
+    *,
+    going_back: bool = False,
 ) -> tuple[Check, ...]:
-    checks = [*_versions(pool, snapshot, version), *_topology(pool, snapshot)]
+    """going_back: rollout undo puts a version back, older than the pool's by design."""
+    checks = [*_versions(pool, snapshot, version, going_back), *_topology(pool, snapshot)]
     checks += _state(pool, snapshot, rollout, force)
     return tuple(checks)
 
@@ -63,13 +70,23 @@ def _unparseable(pool: PoolDescription) -> list[Check]:
     ]
 
 
-def _versions(pool: PoolDescription, snapshot: Snapshot, version: str) -> list[Check]:
+def _versions(
+    pool: PoolDescription, snapshot: Snapshot, version: str, going_back: bool
+) -> list[Check]:
     mp = pool.pool
     if refused := _unparseable(pool):
         return refused
     now, asked = semver(mp.version), semver(version)
     checks = []
-    if now is not None and asked is not None and asked < now:
+    if now is not None and asked is not None and asked < now and going_back:
+        checks.append(
+            Check(
+                Level.WARNING,
+                f"{version} is older than the pool's {mp.version}: every instance is replaced "
+                "by one that joins at the older version",
+            )
+        )
+    elif now is not None and asked is not None and asked < now:
         checks.append(
             Check(
                 Level.REFUSED,

@@ -17,6 +17,7 @@ from kubectl_machinepool.cli.commands.fix import fix_command
 from kubectl_machinepool.cli.commands.pausing import pause_command, resume_command
 from kubectl_machinepool.cli.commands.restart import restart_command
 from kubectl_machinepool.cli.commands.scale import scale_command
+from kubectl_machinepool.cli.commands.undo import undo_command
 from kubectl_machinepool.cli.commands.upgrade import upgrade_command
 
 PACKAGE = ROOT / "kubectl_machinepool"
@@ -37,11 +38,20 @@ WRITE_PATH = {
 }
 RETURNED_BY = {WRITES: WRITE_PATH, "`diagnose`": {"cli/commands/diagnose.py"}}
 WRITE_CODES = {code for code in ExitCode if code is not ExitCode.FINDINGS}
-PAGES = ["upgrade", "scale", "rollout-restart", "rollout-pause", "delete-machine", "fix"]
+PAGES = [
+    "upgrade",
+    "scale",
+    "rollout-restart",
+    "rollout-pause",
+    "rollout-undo",
+    "delete-machine",
+    "fix",
+]
 COMMANDS = [
     upgrade_command,
     scale_command,
     restart_command,
+    undo_command,
     pause_command,
     resume_command,
     delete_machine_command,

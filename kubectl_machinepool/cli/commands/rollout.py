@@ -29,6 +29,7 @@ class _Rollout(KubectlGroup):
         "resume": "kubectl_machinepool.cli.commands.pausing:resume_command",
         "restart": "kubectl_machinepool.cli.commands.restart:restart_command",
         "history": "kubectl_machinepool.cli.commands.history:history_command",
+        "undo": "kubectl_machinepool.cli.commands.undo:undo_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -46,12 +47,12 @@ class _Rollout(KubectlGroup):
     "rollout", cls=_Rollout, params=persistent_options(), context_settings=CONTEXT_SETTINGS
 )
 def rollout_group(**_persistent: object) -> None:
-    """Follow, pause, resume or restart a MachinePool rollout, or look back at its revisions.
+    """Follow, pause, resume, restart or undo a MachinePool rollout.
 
     \b
     status follows it until every instance runs what the pool asks for; pause and resume stop
     and release it; restart replaces every instance; history lists the revisions upgrade,
-    scale and restart recorded on the pool.
+    scale and restart recorded on the pool, and undo goes back to one.
 
     \b
     Examples:
