@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -14,6 +13,8 @@ def closest(word: str, choices: Iterable[str]) -> list[str]:
     started = [c for c in choices if bare and c.lstrip("-").startswith(bare)]
     if started:
         return started[:3]
+    import difflib  # only on a miss: every run imports this module, few misspell
+
     names = {c.lstrip("-"): c for c in choices}
     return [names[n] for n in difflib.get_close_matches(bare, list(names), n=1)]
 
