@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -265,3 +267,19 @@ def test_a_dump_that_cannot_be_read_offers_nothing_and_says_nothing(capsys, tmp_
     for what, path in hostile_dumps(tmp_path).items():
         assert answer(capsys, "describe", "-f", path, "") == [":4"], what
         assert capsys.readouterr().err == "", what
+
+
+def test_the_console_script_answers_complete_as_the_bridge_does(capsys) -> None:
+    """`kubectl-machinepool __complete WORDS...` (what the single file's kubectl_complete-
+    machinepool runs) is kubectl_complete-machinepool's answer. In a process of its own: the
+    package's `main` is the cli.main module once that is imported."""
+    script = "from kubectl_machinepool.cli import main; main(['__complete', 'd'])"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == answer(capsys, "d")
