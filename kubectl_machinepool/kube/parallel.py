@@ -49,16 +49,19 @@ class Pending(Generic[T]):
     beside the one its caller's thread makes, under the slot that thread holds."""
 
     def __init__(self, call: Callable[[], T], *, slot: bool = True) -> None:
-        self._call = call
         self._slot = slot
         self._value: tuple[T] | None = None
         self._error: BaseException | None = None
-        self._thread = start_daemon(self._run)
+        # The call goes to the thread, which lets go of it once run: kept here, a call bound
+        # to what keeps this Pending (Reads, Instances) would make a cycle holding the whole
+        # read's objects until a garbage collection, rare in a run (cli/collector.py): a
+        # followed view grew by every read's objects.
+        self._thread = start_daemon(self._run, call)
 
-    def _run(self) -> None:
+    def _run(self, call: Callable[[], T]) -> None:
         with _slots if self._slot else nullcontext():
             try:
-                self._value = (self._call(),)
+                self._value = (call(),)
             except BaseException as err:  # handed to the caller, who decides
                 self._error = err
 

@@ -327,12 +327,13 @@ def soak(args: argparse.Namespace) -> None:
                 rss[name].append((seconds, _rss_kib(process.pid)))
         finally:
             for process in followers.values():
-                process.send_signal(signal.SIGINT)
+                process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
             for process in followers.values():
                 try:
                     process.wait(30)
                 except subprocess.TimeoutExpired:
                     process.kill()
+                    process.wait()
         for reader in readers:
             reader.join(10)
         fresh = subprocess.run(
