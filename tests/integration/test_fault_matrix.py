@@ -24,7 +24,8 @@ those runs, so there are some).
 
 To stay at minutes, two kinds of configuration skip requests another one covers:
 - without --drain-timeout: start at the first request where the clean sequence departs from the
-  same configuration with it (up to there both send the same requests);
+  same configuration with it (up to there both send the same requests, in any order: the
+  planning reads go side by side);
 - on azure-vmss: start at the first access review, where planning turns to permissions, the
   drain and the writes. Up to there it reads what capd reads, under other kind names; what
   sets the provider apart (the annotation alone deletes the instance) is in the writes.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,11 +241,18 @@ def cells_for(make: Any, clean: Outcome, paged: Outcome, start: int = 1) -> list
 
 
 def departs(ours: Outcome, other: Outcome) -> int:
-    """The first index where two clean runs send different requests."""
-    for index in range(1, len(ours.log) + 1):
-        if ours.label(index) != other.label(index):
-            return index
-    return len(ours.log) + 1
+    """The first index from which two clean runs no longer send the same requests. Reads that
+    go out side by side arrive in any order, so the runs are compared as multisets: before the
+    index, each sent every label as often as the other, and a cell (a label and the how-manieth)
+    names the same request in both."""
+    left: Counter[str] = Counter()
+    same = 0
+    for index in range(1, min(len(ours.log), len(other.log)) + 1):
+        left[ours.label(index)] += 1
+        left[other.label(index)] -= 1
+        if not any(left.values()):
+            same = index
+    return same + 1
 
 
 def _ranges(indices: list[int]) -> str:
