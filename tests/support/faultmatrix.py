@@ -204,6 +204,10 @@ class _Site:
     proxy: FaultProxy = field(init=False)
     kubeconfig: Path = field(init=False)
     loaded: dict[str, Loaded] = field(default_factory=dict)
+    # The kinds each scenario's first namespace held, found by listing every kind the server
+    # serves: its next namespaces hold the same (no controller runs to make others), so only
+    # these are listed when they are made.
+    kinds: dict[str, list[Collection]] = field(default_factory=dict)
     clean: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
     # The next namespace per scenario, made in the background while runs go on.
     spares: dict[str, Future[Loaded]] = field(default_factory=dict)
@@ -231,13 +235,14 @@ class _Site:
             self.proxy,
             self.server.admin,
             scenario,
-            self.collections,
+            self.kinds.get(scenario, self.collections),
         )
 
     def namespace(self, scenario: str) -> Loaded:
         if scenario not in self.loaded:
             spare = self.spares.pop(scenario, None) or self._maker.submit(self._make, scenario)
             self.loaded[scenario] = spare.result()
+            self.kinds.setdefault(scenario, list(self.loaded[scenario].present))
             self.spares[scenario] = self._maker.submit(self._make, scenario)
         return self.loaded[scenario]
 
