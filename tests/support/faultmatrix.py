@@ -45,7 +45,8 @@ from .faultstate import (
     delete_nodes,
     load_through_proxy,
     namespaced_collections,
-    observe,
+    normalized,
+    observe_held,
     put_back,
 )
 from .kinds import Kinds
@@ -246,14 +247,19 @@ class _Site:
             self.spares[scenario] = self._maker.submit(self._make, scenario)
         return self.loaded[scenario]
 
-    def _settle(self, cell: Cell, loaded: Loaded, changed: dict[Any, Any]) -> None:
-        """Keep the namespace for the next run if it holds what it held, else drop it."""
+    def _settle(self, cell: Cell, loaded: Loaded, changed: dict[Any, Any], held: Snapshot) -> None:
+        """Keep the namespace for the next run if it holds what it held, else drop it. `held`
+        is the namespace as the run left it; what is written back is updated in it."""
         if not changed:
             return
-        if put_back(self.api, self.collections, changed):
-            again = loaded.snapshot(self.api, self.collections, created=False)
-            if again == loaded.objects:
-                return
+        answers = put_back(self.api, self.collections, changed)
+        # Only the objects written back moved since `held` was listed (the run has ended, its
+        # late writes delivered): the server's answers are what it holds of them now.
+        if answers is not None and all(
+            normalized(obj) == loaded.objects.get(key) for key, obj in answers.items()
+        ):
+            held.update(answers)
+            return
         del self.loaded[cell.scenario]
         delete_nodes(self.api, loaded)
 
@@ -296,13 +302,14 @@ class _Site:
         # a read run that sent nothing that changes state left the namespace as it was.
         wrote = any(changes_state(s) and s.forwarded for s in log)
         changed = {}
+        held: Snapshot = {}
         if wrote or not cell.read_only:
             created = any(creates(s) and s.forwarded for s in log)
-            after = loaded.snapshot(self.api, self.collections, created=created)
-            changed = changes(loaded.objects, after)
-        self._settle(cell, loaded, changed)
+            held = loaded.listing(self.api, self.collections, created=created)
+            changed = changes(loaded.objects, {k: normalized(o) for k, o in held.items()})
+        self._settle(cell, loaded, changed, held)
         if wrote and cell.scenario in self.loaded:
-            observe(self.api, loaded)
+            observe_held(self.api, self.collections, held)
         return Outcome(
             cell,
             code,

@@ -163,25 +163,32 @@ def _list(api: KubeAPI, path: str) -> dict[str, Any]:
     return api.request("GET", path)  # type: ignore[no-any-return]
 
 
-def snapshot(
+def listing(
     api: KubeAPI, collections: list[Collection], namespace: str, nodes: tuple[str, ...] = ()
 ) -> Snapshot:
-    """Every object in the namespace, by kind and name, normalized; and the scenario's Nodes
-    (cluster-scoped, in the workload cluster, which is this same server)."""
+    """Every object in the namespace, by kind and name, as the server holds it; and the
+    scenario's Nodes (cluster-scoped, in the workload cluster, which is this same server)."""
     objects: Snapshot = {}
     for collection in collections:
         for item in _list(api, collection.path(namespace))["items"]:
             key = ObjectKey(collection.kind, collection.group, namespace, item["metadata"]["name"])
-            objects[key] = normalized(item)
+            objects[key] = item
     for name in nodes:
         try:
-            objects[ObjectKey("Node", "", "", name)] = normalized(
-                api.request("GET", f"/api/v1/nodes/{name}")
-            )
+            objects[ObjectKey("Node", "", "", name)] = api.request("GET", f"/api/v1/nodes/{name}")
         except APIError as err:
             if err.status != 404:
                 raise
     return objects
+
+
+def snapshot(
+    api: KubeAPI, collections: list[Collection], namespace: str, nodes: tuple[str, ...] = ()
+) -> Snapshot:
+    """listing(), each object normalized."""
+    return {
+        key: normalized(obj) for key, obj in listing(api, collections, namespace, nodes).items()
+    }
 
 
 def changes(
@@ -216,12 +223,18 @@ class Loaded:
     # The kinds the namespace held objects of when it was made.
     present: tuple[Collection, ...]
 
-    def snapshot(self, api: KubeAPI, collections: list[Collection], *, created: bool) -> Snapshot:
+    def listing(self, api: KubeAPI, collections: list[Collection], *, created: bool) -> Snapshot:
         """The namespace now. An object of a kind it did not hold can only come from a create
         request: unless one was sent (`created`), listing the kinds it held sees every object."""
-        return snapshot(
+        return listing(
             api, collections if created else list(self.present), self.namespace, self.nodes
         )
+
+    def snapshot(self, api: KubeAPI, collections: list[Collection], *, created: bool) -> Snapshot:
+        """listing(), each object normalized."""
+        return {
+            k: normalized(o) for k, o in self.listing(api, collections, created=created).items()
+        }
 
 
 def load_through_proxy(
@@ -266,44 +279,54 @@ def put_back(
     api: KubeAPI,
     collections: list[Collection],
     changed: dict[ObjectKey, tuple[dict[str, Any] | None, dict[str, Any] | None]],
-) -> bool:
+) -> Snapshot | None:
     """Write changed objects back to what they held, where a patch can: annotations, labels,
-    spec. False (nothing sent) when one cannot be: deleted, deleting, created, status changed.
-    The caller still compares a fresh snapshot before trusting the namespace again."""
+    spec; the server's answers, each object as it now holds it. None (nothing sent) when one
+    cannot be: deleted, deleting, created, status changed. The caller still compares the
+    answers with what the objects held before trusting the namespace again."""
     patches = []
     by_kind = {(c.group, c.kind): c for c in collections}
     for key, (before, after) in changed.items():
         collection = by_kind.get((key.group, key.kind))
         if before is None or after is None or collection is None or not key.namespace:
-            return False
+            return None
         patch = merge_patch(after, before)
         if not set(patch) <= {"metadata", "spec"} or not set(patch.get("metadata", {})) <= {
             "annotations",
             "labels",
         }:
-            return False
-        patches.append((f"{collection.path(key.namespace)}/{key.name}", patch))
-    for path, patch in patches:
-        api.request("PATCH", path, patch, "application/merge-patch+json")
-    return True
+            return None
+        patches.append((key, f"{collection.path(key.namespace)}/{key.name}", patch))
+    return {
+        key: api.request("PATCH", path, patch, "application/merge-patch+json")
+        for key, path, patch in patches
+    }
 
 
 def observe(api: KubeAPI, loaded: Loaded) -> None:
     """Set each object's status.observedGeneration to its generation, as a controller would
     once it saw the spec: every scenario is loaded at rest, and a spec written (even when
     written back) is a new generation the next run would find still rolling out."""
-    for collection in loaded.present:
-        for item in _list(api, collection.path(loaded.namespace))["items"]:
-            generation = item["metadata"].get("generation")
-            status = item.get("status")
-            if not isinstance(status, dict) or status.get("observedGeneration") in (
-                None,
-                generation,
-            ):
-                continue
-            path = f"{collection.path(loaded.namespace)}/{item['metadata']['name']}/status"
-            observed = {"status": {"observedGeneration": generation}}
-            api.request("PATCH", path, observed, "application/merge-patch+json")
+    present = list(loaded.present)
+    observe_held(api, present, listing(api, present, loaded.namespace))
+
+
+def observe_held(api: KubeAPI, collections: list[Collection], held: Snapshot) -> None:
+    """observe() over objects as the server holds them now, already read."""
+    by_kind = {(c.group, c.kind): c for c in collections}
+    for key, item in held.items():
+        collection = by_kind.get((key.group, key.kind))
+        generation = item["metadata"].get("generation")
+        status = item.get("status")
+        if (
+            collection is None
+            or not isinstance(status, dict)
+            or status.get("observedGeneration") in (None, generation)
+        ):
+            continue
+        path = f"{collection.path(key.namespace)}/{key.name}/status"
+        observed = {"status": {"observedGeneration": generation}}
+        api.request("PATCH", path, observed, "application/merge-patch+json")
 
 
 def delete_nodes(api: KubeAPI, loaded: Loaded) -> None:
