@@ -9,7 +9,6 @@ plugin makes to the test API server then passes the proxy, which counts it.
 
 from __future__ import annotations
 
-import copy
 import http.client
 import json
 import ssl
@@ -138,14 +137,15 @@ def namespaced_collections(api: KubeAPI) -> list[Collection]:
 
 def normalized(obj: dict[str, Any]) -> dict[str, Any]:
     """The object without what the server moves on every write. status.observedGeneration
-    goes too: no command writes status, and observe() keeps it at the generation."""
-    content = copy.deepcopy(obj)
-    meta = content.get("metadata") or {}
-    for name in IGNORED_METADATA:
-        meta.pop(name, None)
-    status = content.get("status")
-    if isinstance(status, dict):
-        status.pop("observedGeneration", None)
+    goes too: no command writes status, and observe() keeps it at the generation. The rest is
+    shared with `obj`, not copied: neither is changed afterwards."""
+    content = dict(obj)
+    if isinstance(obj.get("metadata"), dict):
+        content["metadata"] = {
+            k: v for k, v in obj["metadata"].items() if k not in IGNORED_METADATA
+        }
+    if isinstance(obj.get("status"), dict):
+        content["status"] = {k: v for k, v in obj["status"].items() if k != "observedGeneration"}
     return content
 
 
