@@ -6,8 +6,7 @@ figures, asserts none.
 Builds the single file, run by the python3 of an empty virtualenv, and installs the package (not
 editable: an editable install adds an import hook to every start) with the same pinned
 dependencies (PyYAML with its C extension, as pip gives it) into another virtualenv of this
-interpreter. Then, alternating so that a load spike
-hits both alike: `--help`, `describe -f examples/` (PyYAML's pure Python loader against its C
+interpreter. Then, alternating so that a load spike hits both alike: `--help`, `describe -f examples/` (PyYAML's pure Python loader against its C
 one) and a TAB through kubectl's bridge (`kubectl_complete-machinepool describe -f examples/ ""`:
 the single file's two-line sh helper against pip's console script), each against the +20 ms
 goal; and the single file's first run, which unpacks it, in a fresh cache each time.
@@ -38,10 +37,11 @@ def pip_install(where: Path) -> Path:
     venv = where / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = ["--python", str(venv / "bin" / "python")]
-    wheels = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    pinned = sorted((wheels / "kubectl-machinepool" / "wheels").glob("*.whl"))
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    wheels = ["--no-index", "--find-links", str(cache / "kubectl-machinepool" / "wheels")]
+    pinned = ["--require-hashes", "--requirement", str(REPO / "packaging" / "vendor.txt")]
     pip = [sys.executable, "-m", "pip", *python, "install", *PACKAGE_ONLY]
-    subprocess.run([*pip, *map(str, pinned)], check=True)
+    subprocess.run([*pip, *wheels, *pinned], check=True)  # the wheels the build fetched
     subprocess.run([*pip, str(REPO)], check=True, cwd=where)
     return venv / "bin"
 
