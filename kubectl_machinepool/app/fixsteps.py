@@ -11,7 +11,15 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
-from kubectl_machinepool.app import deleting, pausing, planning, restarting, scaling, upgrading
+from kubectl_machinepool.app import (
+    deleting,
+    pausing,
+    planning,
+    restarting,
+    scaling,
+    undoing,
+    upgrading,
+)
 from kubectl_machinepool.app.carrying import Callbacks, DryRun
 from kubectl_machinepool.app.rolloutstatus import End
 from kubectl_machinepool.base.records import record
@@ -23,6 +31,7 @@ from kubectl_machinepool.plans.deletetarget import Mode, Wanted
 from kubectl_machinepool.plans.fix import Step
 from kubectl_machinepool.plans.restart import RestartRequest
 from kubectl_machinepool.plans.scale import ScaleRequest
+from kubectl_machinepool.plans.undo import UndoRequest
 from kubectl_machinepool.plans.upgrade import UpgradeRequest
 
 
@@ -115,14 +124,31 @@ def upgrade(step: Step, run: Run) -> bool:
     plans = _planned(run, lambda: upgrading.plans_for(run.ground, asked, ui=run.ui))
     if plans is None:
         return False
+    _followed(step, run, plans)
+    return True
+
+
+def undo(step: Step, run: Run) -> bool:
+    to = int(step.option("--to-revision")) if step.options else None
+    owner = run.carry.ignore_owner
+    asked = undoing.Undo((step.pool,), step.namespace, UndoRequest(to), ignore_owner=owner)
+    plans = _planned(run, lambda: undoing.plans_for(run.ground, asked, ui=run.ui))
+    if plans is None:
+        return False
+    _followed(step, run, plans)
+    return True
+
+
+def _followed(step: Step, run: Run, plans: Sequence[planning.PoolPlan]) -> None:
+    """The writes, then the rollout they start followed as upgrade follows it."""
+    carry = run.carry
     outcome = planning.carry_out(run.kube, plans, carry.dry_run, run.ui)
     if outcome is None or carry.dry_run is not DryRun.NONE:
-        return True
+        return
     follow = upgrading.Carry(carry.dry_run, True, carry.timeout, carry.stuck_after)
     scoped = replace(run.access, namespace=step.namespace, all_namespaces=False, selector=None)
     end, report = upgrading.follow_rollout(scoped, (step.pool,), follow, run.ui, run.shows.rollout)
     run.shows.ended(report, end)
-    return True
 
 
 def restart(step: Step, run: Run) -> bool:
@@ -160,6 +186,7 @@ RUNNERS: dict[str, Runner] = {
     "rollout resume": resume,
     "scale": scale,
     "upgrade": upgrade,
+    "rollout undo": undo,
     "rollout restart": restart,
     "delete-machine": delete_machine,
 }

@@ -16,7 +16,9 @@ from kubectl_machinepool.model.listing import targets_off
 from kubectl_machinepool.model.pauserecord import RECORD, recorded
 from kubectl_machinepool.model.pool import PAUSED_ANNOTATION
 from kubectl_machinepool.model.restartrecord import STARTED
+from kubectl_machinepool.model.revisions import VERSION, read_history
 from kubectl_machinepool.model.rollout import OLD, PoolRollout, pool_rollout
+from kubectl_machinepool.model.versionskew import control_plane, minor, release_minor
 from kubectl_machinepool.providers.capabilities import DELETE, RESTART, Answer, capabilities
 from kubectl_machinepool.providers.registry import infra_pool_of
 
@@ -141,6 +143,36 @@ def _restart(finding: Finding, pool: PoolDescription, ctx: Context) -> Proposal 
     )
 
 
+def _undo_upgrade(finding: Finding, pool: PoolDescription, ctx: Context) -> Proposal | str:
+    mp = pool.pool
+    plane = control_plane(ctx.snapshot, mp.namespace, mp.cluster)
+    wanted, cap = minor(mp.desired_version), release_minor(plane.current if plane else None)
+    if plane is None or wanted is None or cap is None or wanted <= cap:
+        return "the pool is not newer than its control plane: going back is no remedy for this"
+    history = read_history(ctx.raw_pool(pool))
+    last = history.last
+    if history.unusable or last is None:
+        return f"no revision of this tool to go back to ({history.unusable or 'none recorded'})"
+    version = next((c for c in last.changes if c.on_pool and c.path == VERSION), None)
+    before = release_minor(str(version.before)) if version and version.before else None
+    if version is None or version.after != mp.desired_version or before is None or before > cap:
+        return (
+            f"the last revision ({last.number}: {last.cause}) did not move the pool from a "
+            "version the control plane runs to this one"
+        )
+    kept = [r.number for r in history.revisions]
+    options = (("--to-revision", str(kept[-2])),) if len(kept) > 1 else ()
+    changed = "; ".join(f"{c.where}: {c.after} -> {c.before}" for c in last.changes)
+    return Proposal(
+        mp.name,
+        options,
+        f"{finding.message}; revision {last.number} ({last.cause}) moved it from {version.before}",
+        f"puts back what revision {last.number} changed ({changed}), recorded as a revision",
+        disruptive=True,
+        rolls=True,
+    )
+
+
 def _into_bounds(finding: Finding, pool: PoolDescription, ctx: Context) -> Proposal | str:
     mp = pool.pool
     bounds = mp.autoscaler
@@ -187,4 +219,11 @@ INTO_BOUNDS = Remedy(
     "kubectl machinepool scale POOL -n NAMESPACE --replicas N --current-replicas NOW, N the bound "
     "nearest to spec.replicas (NOW)",
     _into_bounds,
+)
+UNDO_UPGRADE = Remedy(
+    "rollout undo",
+    "kubectl machinepool rollout undo POOL -n NAMESPACE [--to-revision N], when the pool is newer "
+    "than its control plane and its last revision moved it there from a version the control plane "
+    "runs: N the revision before it (none when it is the only one kept)",
+    _undo_upgrade,
 )

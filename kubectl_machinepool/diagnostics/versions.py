@@ -257,6 +257,7 @@ RULES = [
         "Upgrade the control plane first and hold pool version changes until it is stable; keep kubeadm pools on the control plane's minor.",
         (CAPI + "12732", CAPI + "14089"),
         version_skew,
+        remedy=remedies.UNDO_UPGRADE,
     ),
     Rule(
         "MP1202",

@@ -14,8 +14,16 @@ from kubectl_machinepool.plans.fix import PROGRAM, FixPlan, Held, Step
 from kubectl_machinepool.plans.pause import PausePlan
 from kubectl_machinepool.plans.restart import RestartPlan
 from kubectl_machinepool.plans.scale import ScalePlan
+from kubectl_machinepool.plans.undo import UndoPlan
 from kubectl_machinepool.plans.upgrade import UpgradePlan
-from kubectl_machinepool.render import deleteplan, pauseplan, restartplan, scaleplan, upgradeplan
+from kubectl_machinepool.render import (
+    deleteplan,
+    pauseplan,
+    restartplan,
+    scaleplan,
+    undoplan,
+    upgradeplan,
+)
 from kubectl_machinepool.render.color import Palette
 from kubectl_machinepool.render.plans import wrapped
 from kubectl_machinepool.render.structured import SCHEMA_VERSION, finding_doc
@@ -110,6 +118,7 @@ _OWN: dict[type, Callable[..., str]] = {
     PausePlan: pauseplan.render_plan,
     ScalePlan: scaleplan.render_plan,
     UpgradePlan: upgradeplan.render_plan,
+    UndoPlan: undoplan.render_plan,
     RestartPlan: restartplan.render_plan,
     DeletePlan: deleteplan.render_plan,
 }

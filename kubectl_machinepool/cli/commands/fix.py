@@ -113,7 +113,8 @@ def fix_command(
     command line, the findings it remedies, why, what it writes, and its risk. A forgotten
     `rollout pause` is resumed, a version/image split upgraded to a pair, a surge instance that
     holds a stuck rollout (its cause read) deleted, a size outside the autoscaler's bounds
-    scaled into them, old instances nothing rolls restarted. A pool gets at most one disruptive
+    scaled into them, old instances nothing rolls restarted, an upgrade past the control plane
+    undone where its revision is recorded. A pool gets at most one disruptive
     step a run (--all-steps: every one); a pool whose rollout is in progress none that rolls
     it. Findings whose remedy is outside this tool (the cloud, quotas, IAM) are listed, never
     planned.

@@ -17,6 +17,7 @@ from kubectl_machinepool.diagnostics.core import CapiVersion
 from kubectl_machinepool.diagnostics.rules import RULES, diagnose
 from kubectl_machinepool.diagnostics.thresholds import Thresholds
 from kubectl_machinepool.model.description import describe
+from kubectl_machinepool.model.revisions import Change, Revision, encode
 from kubectl_machinepool.model.selector import Selection
 from kubectl_machinepool.plans.fix import FixPlan, Held, plan_fix
 
@@ -60,6 +61,7 @@ def test_the_rules_with_a_remedy_of_this_tool() -> None:
         "MP0302": "scale",
         "MP1101": "rollout restart",
         "MP1102": "delete-machine",
+        "MP1201": "rollout undo",
         "MP1301": "upgrade",
         "MP1401": "rollout restart",
     }
@@ -193,3 +195,52 @@ def test_a_step_is_found_again_by_its_command_line() -> None:
     [step] = plan.steps
     assert plan.find(step.argv) == step
     assert plan.find(("scale", "dev-mp-0")) is None
+
+
+def _newer_than_its_control_plane(revisions: list[Revision]) -> list[Obj]:
+    """The healthy VMSS pool rolled out to v1.34.1, its control plane at v1.33.4, these
+    revisions on it."""
+    objects = healthy_vmss()
+    upgrade(objects, "v1.34.1")
+    for node in (o for o in objects if o["kind"] == "Node"):
+        node["status"]["nodeInfo"]["kubeletVersion"] = "v1.34.1"
+    ref = find(objects, "Cluster")["spec"]["controlPlaneRef"]
+    group = ref.get("apiGroup") or ref["apiVersion"].split("/")[0]
+    plane = {"metadata": {"name": ref["name"], "namespace": NAMESPACE}, "spec": {}, "status": {}}
+    plane.update(apiVersion=f"{group}/v1beta2", kind=ref["kind"])
+    plane["spec"]["version"] = plane["status"]["version"] = "v1.33.4"
+    annotations = find(objects, "MachinePool")["metadata"].setdefault("annotations", {})
+    annotations["kubectl-machinepool/revisions"] = encode(revisions)
+    return [*objects, plane]
+
+
+def _revision(number: int, path: str, before: str, after: str) -> Revision:
+    change = Change("MachinePool", CAPI, "vmss-workers", path, before, after)
+    return Revision(number, f"upgrade --version {after}", "2026-11-29T14:00:00Z", "0.1", (change,))
+
+
+def test_an_upgrade_past_the_control_plane_is_undone_to_the_revision_before() -> None:
+    version = "spec.template.spec.version"
+    scaled = Revision(
+        1, "scale --replicas 3", "2026-11-29T13:00:00Z", "0.1",
+        (Change("MachinePool", CAPI, "vmss-workers", "spec.replicas", 2, 3),),
+    )  # fmt: skip
+    plan = planned(
+        _newer_than_its_control_plane([scaled, _revision(2, version, "v1.33.4", "v1.34.1")])
+    )
+    [step] = [s for s in plan.steps if s.command == "rollout undo"]
+    assert step.line == (
+        f"kubectl machinepool rollout undo vmss-workers -n {NAMESPACE} --to-revision 1"
+    )
+    assert "revision 2 (upgrade --version v1.34.1) moved it from v1.33.4" in step.why
+    assert (step.disruptive, step.rolls) == (True, True)
+    alone = planned(_newer_than_its_control_plane([_revision(1, version, "v1.33.4", "v1.34.1")]))
+    [step] = [s for s in alone.steps if s.command == "rollout undo"]
+    assert step.argv[-2:] == ("-n", NAMESPACE)  # the only revision: undone to before it
+    by_hand = planned(_newer_than_its_control_plane([scaled]))
+    assert not [s for s in by_hand.steps if s.command == "rollout undo"]
+    reasons = {h.reason for h in by_hand.held if h.finding.code == "MP1201"}
+    assert reasons == {
+        "the last revision (1: scale --replicas 3) did not move the pool from a version the "
+        "control plane runs to this one"
+    }
