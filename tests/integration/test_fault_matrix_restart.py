@@ -39,6 +39,7 @@ pytestmark = pytest.mark.xdist_group("fault-matrix")
 POOL = "dev-mp-0"
 MACHINES = ("dev-mp-0-k9d4m", "dev-mp-0-x7q2p")
 STARTED = "kubectl-machinepool/restart-started"
+REVISIONS = "kubectl-machinepool/revisions"
 EXIT_CODES = {0, 1, 3, 5}
 MACHINE_FIELDS = [
     ("spec", "deletion", "nodeDrainTimeoutSeconds"),
@@ -61,7 +62,8 @@ def _planned(key: ObjectKey) -> list[tuple[str, ...]] | None:
     if key.group != CAPI:
         return None
     if key.kind == "MachinePool" and key.name == POOL:
-        return [("metadata", "annotations", STARTED)]
+        # The start, and the restart's revision written with it (issue 43).
+        return [("metadata", "annotations", STARTED), ("metadata", "annotations", REVISIONS)]
     if key.kind == "Machine" and key.name in MACHINES:
         return MACHINE_FIELDS
     return None

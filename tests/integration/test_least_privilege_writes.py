@@ -39,6 +39,7 @@ from support.run import Result
 
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.restartrecord import STARTED
+from kubectl_machinepool.model.revisions import ANNOTATION, REPLICAS, Change, Revision, encode
 
 CAPI = "cluster.x-k8s.io"
 UPGRADE = ("upgrade", POOL, "--version", "v1.34.1")
@@ -228,3 +229,35 @@ def test_rollout_history_needs_the_reader_s_get_of_the_pool(
     assert less.code == 1
     [line, _hint] = less.err.splitlines()
     assert 'cannot get resource "machinepools"' in line
+
+
+def test_rollout_undo_needs_the_operator_s_patch_of_the_pool(
+    seeded: tuple[Seeded, dict[str, Obj]], capsys
+) -> None:
+    """undo writes what upgrade and scale write: the reader plans it and names the patch it may
+    not make (exit 3), the reader and the operator send it (here as a server dry run). The
+    seeded pool gets a scale's revision for the test, and loses it after."""
+    found, roles = seeded
+    ns = found.namespace
+    path = f"/apis/{CAPI}/v1beta2/namespaces/{ns}/machinepools/{POOL}"
+    size = found.mgmt.api.request("GET", path)["spec"]["replicas"]
+    scaled = Change("MachinePool", CAPI, POOL, REPLICAS, size - 1, size)
+    at = format_time(datetime.now(UTC)) or ""
+    value = encode([Revision(1, f"scale --replicas {size}", at, "0.1.0", (scaled,))])
+    found.mgmt.api.request(
+        "PATCH", path, {"metadata": {"annotations": {ANNOTATION: value}}},
+        content_type="application/merge-patch+json",
+    )  # fmt: skip
+    try:
+        reader = found.user("undo-reader", roles[READER])
+        undo = ("rollout", "undo", POOL, "-n", ns, "--yes", "--no-wait")
+        refused(cli(capsys, reader, *undo), f"you may not patch machinepools.{CAPI}")
+        operator = found.user("undo-operator", roles[READER], roles[OPERATOR])
+        sent = cli(capsys, operator, *undo, "--dry-run=server")
+        assert sent.code == 0, sent.out + sent.err
+        assert f"machinepool.{CAPI}/{POOL} patched (server dry run)" in sent.out
+    finally:
+        found.mgmt.api.request(
+            "PATCH", path, {"metadata": {"annotations": {ANNOTATION: None}}},
+            content_type="application/merge-patch+json",
+        )  # fmt: skip

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from support.live import LiveCluster
-from support.livepool import INFRA_GROUP, LivePool, live_pool
-from support.provider import AZURE, CONTROLPLANE_API
+from support.livepool import GALLERY, INFRA_GROUP, LivePool, live_pool
+from support.provider import AZURE
 
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
 V1_14 = pytest.mark.parametrize("live", ["v1beta2"], indirect=True)
@@ -22,18 +22,6 @@ CAPI = "cluster.x-k8s.io"
 BOUNDS = (("min", "2"), ("max", "3"))
 PAUSED = "cluster.x-k8s.io/paused"
 RECORD = "kubectl-machinepool/paused"
-# CAPZ's reference gallery image, pinned in the AzureMachinePool (upgrade derives its version).
-GALLERY = {
-    "template": {
-        "image": {
-            "computeGallery": {
-                "gallery": "ClusterAPI-f72ceb4f-5159-4c26-a0fe-2ea738f0d019",
-                "name": "capi-ubun2-2404",
-                "version": "1.36.3",
-            }
-        }
-    }
-}
 
 
 def _fix(pool: LivePool, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
@@ -43,13 +31,6 @@ def _fix(pool: LivePool, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
 def _state(pool: LivePool, tmp_path: Path, *extra: str) -> str:
     _, out, _ = pool.run_plugin(tmp_path, "rollout status", "-w=false", "-o", "json", *extra)
     return str(json.loads(out)["pools"][0]["state"])
-
-
-def _control_plane_to(pool: LivePool, version: str) -> None:
-    path = f"/apis/{CONTROLPLANE_API}/namespaces/{pool.namespace}/kubeadmcontrolplanes/"
-    path += f"{pool.cluster}-control-plane"
-    pool.patch(path, {"spec": {"version": version}})
-    pool.patch(path + "/status", {"status": {"version": version}})
 
 
 def _annotations(obj: dict[str, Any]) -> dict[str, str]:
@@ -85,7 +66,7 @@ def test_a_version_image_split_is_upgraded_once_the_rollout_before_it_is_done(
     run again, fix upgrades the pool to the pair."""
     with live_pool(live, AZURE, replicas=1, infra_spec=GALLERY) as pool:
         pool.wait_running(1)
-        _control_plane_to(pool, NEW)
+        pool.control_plane_to(NEW)
         # The version alone, as cluster-api#7248 tells: rolled to the new version, old image.
         version = {"spec": {"template": {"spec": {"version": NEW}}}}
         pool.patch(pool.path("machinepools", pool.name), version)
@@ -125,7 +106,7 @@ def test_a_surge_instance_holding_a_stuck_rollout_is_deleted(
     # pool-0 and pool-1 come first; pool-2 is the rollout's first new one, and never joins.
     with live_pool(live, AZURE, replicas=2, setup=lambda p: p.never_join.add("pool-2")) as pool:
         pool.wait_running(2)
-        _control_plane_to(pool, NEW)
+        pool.control_plane_to(NEW)
         version = {"spec": {"template": {"spec": {"version": NEW}}}}
         pool.patch(pool.path("machinepools", pool.name), version)
         holder = pool.wait("the Machine of pool-2", lambda: _machine_of(pool, "pool-2"))

@@ -3,39 +3,18 @@ through the write engine, and the rollout followed to its end or to stuck."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.live import LiveCluster
-from support.livepool import INFRA_GROUP, LivePool, live_pool
-from support.provider import AWS, AZURE, CONTROLPLANE_API, Personality
+from support.livepool import GALLERY, INFRA_GROUP, LivePool, live_pool
+from support.provider import AWS, AZURE, Personality
 
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live")]
 
 BOTH = pytest.mark.parametrize("personality", [AZURE, AWS], ids=lambda p: p.name)
 NEW = "v1.37.0"
-
-
-def _control_plane_to(pool: LivePool, version: str) -> None:
-    """The control plane goes first, as the skew policy wants (support.provider plays no
-    control-plane Machines: its status says what it runs)."""
-    path = f"/apis/{CONTROLPLANE_API}/namespaces/{pool.namespace}/kubeadmcontrolplanes/"
-    path += f"{pool.cluster}-control-plane"
-    pool.patch(path, {"spec": {"version": version}})
-    pool.patch(path + "/status", {"status": {"version": version}})
-
-
-def _at_rest(pool: LivePool, tmp_path: Path) -> None:
-    """Until rollout status says the pool's rollout is done: upgrade refuses a pool still
-    rolling (the provider has just written its providerIDList, say, not yet observed)."""
-
-    def done() -> bool:
-        _, out, _ = pool.run_plugin(tmp_path, "rollout status", "-w=false", "-o", "json")
-        return bool(json.loads(out)["pools"][0]["state"] == "done")
-
-    pool.wait("the pool at rest", done)
 
 
 def _upgrade(pool: LivePool, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
@@ -48,8 +27,8 @@ def test_an_upgrade_is_planned_written_and_followed_to_the_end(
 ) -> None:
     with live_pool(live, personality, replicas=2) as pool:
         pool.wait_running(2)
-        _control_plane_to(pool, NEW)
-        _at_rest(pool, tmp_path)
+        pool.control_plane_to(NEW)
+        pool.at_rest(tmp_path)
         code, out, err = _upgrade(pool, tmp_path, "--timeout", "200s")
         assert code == 0, (out, err, pool.provider.errors[-3:])
         assert f"Upgrade MachinePool {pool.namespace}/{pool.name}" in out
@@ -68,8 +47,8 @@ def test_a_client_dry_run_shows_the_plan_and_writes_nothing(
 ) -> None:
     with live_pool(live, personality, replicas=1) as pool:
         pool.wait_running(1)
-        _control_plane_to(pool, NEW)
-        _at_rest(pool, tmp_path)
+        pool.control_plane_to(NEW)
+        pool.at_rest(tmp_path)
         before = _spec_and_annotations(pool.machine_pool())
         code, out, err = _upgrade(pool, tmp_path, "--dry-run=client")
         assert code == 0, (out, err)
@@ -88,8 +67,8 @@ def test_a_server_dry_run_has_every_write_judged_and_none_kept(
 ) -> None:
     with live_pool(live, AZURE, replicas=1, infra_spec=GALLERY) as pool:
         pool.wait_running(1)
-        _control_plane_to(pool, NEW)
-        _at_rest(pool, tmp_path)
+        pool.control_plane_to(NEW)
+        pool.at_rest(tmp_path)
         infra = pool.path("azuremachinepools", pool.name, INFRA_GROUP)
         before = (pool.machine_pool(), pool.api.request("GET", infra))
         code, out, err = _upgrade(pool, tmp_path, "--dry-run=server")
@@ -114,32 +93,18 @@ def test_an_upgrade_whose_new_instance_never_joins_is_stuck(
         live, personality, replicas=2, setup=lambda p: p.never_join.add("pool-2")
     ) as pool:
         pool.wait_running(2)
-        _control_plane_to(pool, NEW)
-        _at_rest(pool, tmp_path)
+        pool.control_plane_to(NEW)
+        pool.at_rest(tmp_path)
         code, out, err = _upgrade(pool, tmp_path, "--stuck-after", "10s")
         assert code == 1, (out, err)
         assert f'MachinePool "{pool.namespace}/{pool.name}" rollout is stuck' in err
 
 
-# CAPZ's reference gallery image, pinned in the AzureMachinePool (upgrade derives its version).
-GALLERY = {
-    "template": {
-        "image": {
-            "computeGallery": {
-                "gallery": "ClusterAPI-f72ceb4f-5159-4c26-a0fe-2ea738f0d019",
-                "name": "capi-ubun2-2404",
-                "version": "1.36.3",
-            }
-        }
-    }
-}
-
-
 def test_the_version_and_the_image_change_as_one_model(live: LiveCluster, tmp_path: Path) -> None:
     with live_pool(live, AZURE, replicas=2, infra_spec=GALLERY) as pool:
         pool.wait_running(2)
-        _control_plane_to(pool, NEW)
-        _at_rest(pool, tmp_path)
+        pool.control_plane_to(NEW)
+        pool.at_rest(tmp_path)
         code, out, err = _upgrade(pool, tmp_path, "--timeout", "200s")
         assert code == 0, (out, err, pool.provider.errors[-3:])
         assert "spec.template.image.computeGallery.version: 1.36.3 -> 1.37.0" in out
@@ -173,7 +138,7 @@ def test_a_topology_owned_pool_is_refused_and_nothing_is_written(
             pool.path("machinepools", pool.name),
             {"metadata": {"labels": {"topology.cluster.x-k8s.io/owned": ""}}},
         )
-        _control_plane_to(pool, NEW)
+        pool.control_plane_to(NEW)
         before = pool.machine_pool()["spec"]["template"]["spec"]["version"]
         code, out, err = _upgrade(pool, tmp_path)
         assert code == 3, (out, err)

@@ -135,7 +135,8 @@ COMMANDS = (
         # The follow is rollout status's: it ends quietly, after the writes' lines.
         (*PLANNING, *_writes(4), Point("follow", "", _first(_watch), hold=False)),
     ),
-    Command("scale", ("scale", POOL, "--replicas", "3"), (*PLANNING, *_writes(1))),
+    # Its revision recorded first (a Scale carries no annotation), then /scale.
+    Command("scale", ("scale", POOL, "--replicas", "3"), (*PLANNING, *_writes(2))),
     Command("rollout pause", ("rollout", "pause", POOL), (*PLANNING, *_writes(2))),
     Command("rollout resume", ("rollout", "resume", POOL), (*PLANNING, *_writes(2)), "capd-paused"),
     # Its one step is the resume above, through resume's own plan: its diagnosis is the first

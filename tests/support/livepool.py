@@ -7,6 +7,7 @@ their names, so scenarios sharing the live cluster never see each other's object
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +23,20 @@ from .run import start_plugin
 Obj = dict[str, Any]
 WAIT = 90.0  # controllers requeue within 20-30 s; two rounds and a margin
 INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+
+
+# CAPZ's reference gallery image, pinned in the AzureMachinePool (upgrade derives its version).
+GALLERY = {
+    "template": {
+        "image": {
+            "computeGallery": {
+                "gallery": "ClusterAPI-f72ceb4f-5159-4c26-a0fe-2ea738f0d019",
+                "name": "capi-ubun2-2404",
+                "version": "1.36.3",
+            }
+        }
+    }
+}
 
 
 def _ref(generation: str, api_version: str, kind: str, name: str) -> Obj:
@@ -166,6 +181,24 @@ class LivePool:
         finally:
             plugin.kill()
         return plugin.returncode, out, err
+
+    def control_plane_to(self, version: str) -> None:
+        """The control plane goes first, as the skew policy wants (support.provider plays no
+        control-plane Machines: its status says what it runs)."""
+        path = f"/apis/{CONTROLPLANE_API}/namespaces/{self.namespace}/kubeadmcontrolplanes/"
+        path += f"{self.cluster}-control-plane"
+        self.patch(path, {"spec": {"version": version}})
+        self.patch(path + "/status", {"status": {"version": version}})
+
+    def at_rest(self, home: Path) -> None:
+        """Until rollout status says the pool's rollout is done: upgrade refuses a pool still
+        rolling (the provider has just written its providerIDList, say, not yet observed)."""
+
+        def done() -> bool:
+            _, out, _ = self.run_plugin(home, "rollout status", "-w=false", "-o", "json")
+            return bool(json.loads(out)["pools"][0]["state"] == "done")
+
+        self.wait("the pool at rest", done)
 
     def instances(self) -> dict[str, str]:
         """The provider's instances of the pool, by name, with the version each runs."""
