@@ -45,10 +45,6 @@ COMMANDS = {
         "kubectl_machinepool.cli.commands.diff:diff_command",
         "Say what applying manifests will do to each MachinePool before it is applied.",
     ),
-    "diff": (
-        "kubectl_machinepool.cli.commands.diff:diff_command",
-        "Say what applying manifests will do to each MachinePool before it is applied.",
-    ),
     "diff-metadata": (
         "kubectl_machinepool.cli.commands.metadata:diff_metadata_command",
         "Show where each label and annotation of the pool template did or did not arrive.",
