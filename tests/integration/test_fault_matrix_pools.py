@@ -6,7 +6,11 @@ v1.34.1: pause the DockerMachinePool, set the MachinePool's version, set its cus
 unpause. Every fault kind at every request of the clean run (support.faultjudge.cells_for) is
 held to the write contract, and to what is upgrade's own: the version and the image are never
 left half-paired, nor the infra pool paused, without exit 5 (or the Ctrl-C report) naming the
-objects; exit 0 means both fields are new and the pool is unpaused.
+objects; exit 0 means both fields are new and the pool is unpaused. rollout undo of that upgrade
+(capd-upgraded: v1.34.0, recorded as from v1.33.4) makes the same four writes back to v1.33.4
+and is held to the same contract, in v1beta2 from its access review on (its reads are
+upgrade's). Both, and scale, leave a new revision exactly when they leave its change
+(support.revisionjudge), or name the MachinePool.
 
 scale (2 to 3 replicas, one write to /scale), rollout pause (the DockerMachinePool, then the
 MachinePool with the record) and rollout resume (of a pool this tool paused, in the reverse
@@ -49,6 +53,7 @@ from support.faultjudge import (
 from support.faultmatrix import Cell, Matrix, Outcome, changes_state
 from support.faultproxy import Seen
 from support.faultstate import ObjectKey
+from support.revisionjudge import revision_problems
 
 pytestmark = pytest.mark.xdist_group("fault-matrix")
 
@@ -57,16 +62,23 @@ INFRA = "infrastructure.cluster.x-k8s.io"
 PAUSED = "cluster.x-k8s.io/paused"
 RECORD = "kubectl-machinepool/paused"
 OLD, NEW = "v1.34.0", "v1.34.1"
+REVISIONS = "kubectl-machinepool/revisions"
+# upgrade, and rollout undo of one: scenario, command line, the version it ends at.
+ROLLS = {
+    "upgrade": ("capd", ("upgrade", POOL, "--version", NEW), NEW),
+    "undo": ("capd-upgraded", ("rollout", "undo", POOL), "v1.33.4"),
+}
 VERSION = ("spec", "template", "spec", "version")
 IMAGE = ("spec", "template", "customImage")
 EXIT_CODES = {0, 1, 3, 5}
 
 
-def _cell(generation: str, **fault: Any) -> Cell:
+def _cell(generation: str, roll: str = "upgrade", **fault: Any) -> Cell:
     # Interrupted: no request timeout, so Ctrl-C and not a timeout ends the held request.
     timeout = "0" if fault.get("interrupt") else REQUEST_TIMEOUT
-    argv = ("upgrade", POOL, "--version", NEW, "--yes", "--no-wait", "--request-timeout", timeout)
-    return Cell(generation, "capd", argv, **fault)
+    scenario, command, _ = ROLLS[roll]
+    argv = (*command, "--yes", "--no-wait", "--request-timeout", timeout)
+    return Cell(generation, scenario, argv, **fault)
 
 
 def _keys(ns: str) -> tuple[ObjectKey, ObjectKey]:
@@ -77,7 +89,7 @@ def _planned(key: ObjectKey) -> list[tuple[str, ...]] | None:
     if key.name != POOL:
         return None
     if key.kind == "MachinePool" and key.group == CAPI:
-        return [VERSION]
+        return [VERSION, ("metadata", "annotations", REVISIONS)]
     if key.kind == "DockerMachinePool" and key.group == INFRA:
         return [IMAGE, ("metadata", "annotations", PAUSED)]
     return None
@@ -99,22 +111,22 @@ def _state(outcome: Outcome) -> tuple[Any, Any, bool]:
     return _get(now(outcome, mp_key), VERSION), _get(infra, IMAGE), PAUSED in annotations
 
 
-def _not_applied(outcome: Outcome) -> list[str]:
+def _not_applied(outcome: Outcome, target: str) -> list[str]:
     version, image, paused = _state(outcome)
     missing = []
-    if version != NEW:
-        missing.append(f"exit 0 but the MachinePool's version is {version!r}, not {NEW}")
-    if image != f"kindest/node:{NEW}":
+    if version != target:
+        missing.append(f"exit 0 but the MachinePool's version is {version!r}, not {target}")
+    if image != f"kindest/node:{target}":
         missing.append(f"exit 0 but the customImage is {image!r}")
     if paused:
         missing.append("exit 0 but the DockerMachinePool is left paused")
     return missing
 
 
-def _pairing_problems(outcome: Outcome) -> list[str]:
+def _pairing_problems(outcome: Outcome, target: str) -> list[str]:
     """Half-paired, or paused: only with the objects named (exit 5, or the Ctrl-C report)."""
     version, image, paused = _state(outcome)
-    half = (version == NEW) != (image == f"kindest/node:{NEW}")
+    half = (version == target) != (image == f"kindest/node:{target}")
     if not (half or paused) or outcome.code == 0:
         return []
     messages = []
@@ -145,36 +157,58 @@ def _step(seen: Seen, ns: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def upgrade_problems(outcome: Outcome, clean: Outcome) -> list[Problem]:
+ROLLED = {
+    ("MachinePool", CAPI): [".".join(VERSION)],
+    ("DockerMachinePool", INFRA): [".".join(IMAGE)],
+}
+
+
+def upgrade_problems(outcome: Outcome, clean: Outcome, roll: str = "upgrade") -> list[Problem]:
+    target = ROLLS[roll][2]
     messages = write_problems(
-        outcome, planned=_planned, codes=EXIT_CODES, not_applied=_not_applied, step_of=_step
+        outcome,
+        planned=_planned,
+        codes=EXIT_CODES,
+        not_applied=lambda run: _not_applied(run, target),
+        step_of=_step,
     )
-    messages += _pairing_problems(outcome)
+    messages += _pairing_problems(outcome, target)
+    messages += revision_problems(outcome, (POOL,), ROLLED)
     return [problem(outcome, clean, m) for m in messages]
 
 
-@pytest.mark.parametrize("generation", ["v1beta2", "v1beta1"])
-def test_upgrade_keeps_its_word_under_every_fault(matrix: Matrix, generation: str) -> None:
-    clean, paged = matrix.run([_cell(generation), _cell(generation, paging=1)])
+@pytest.mark.parametrize(
+    ("roll", "generation"),
+    [("upgrade", "v1beta2"), ("upgrade", "v1beta1"), ("undo", "v1beta2")],
+    ids=["v1beta2", "v1beta1", "undo-v1beta2"],
+)
+def test_upgrade_keeps_its_word_under_every_fault(
+    matrix: Matrix, roll: str, generation: str
+) -> None:
+    clean, paged = matrix.run([_cell(generation, roll), _cell(generation, roll, paging=1)])
     for run in (clean, paged):
-        assert (run.code, upgrade_problems(run, clean)) == (0, []), run.err
+        assert (run.code, upgrade_problems(run, clean, roll)) == (0, []), run.err
     writes = [s.method for s in clean.log if s.method == "PATCH"]
     assert writes == ["PATCH"] * 4, "pause, version, image, unpause: " + "; ".join(
         clean.label(i) for i in range(1, len(clean.log) + 1)
     )
 
     def make(**fault: Any) -> Cell:
-        return _cell(generation, **fault)
+        return _cell(generation, roll, **fault)
 
-    cells = cells_for(make, clean, paged)
+    # undo reads what upgrade reads (app/planning.read_pools), faulted in upgrade's cells.
+    start = (
+        1 if FULL or roll == "upgrade" else next(s.index for s in clean.log if _access_review(s))
+    )
+    cells = cells_for(make, clean, paged, start)
     outcomes = matrix.run(cells)
     problems = []
     for outcome in outcomes:
-        problems += upgrade_problems(outcome, paged if outcome.cell.paging else clean)
-    record(f"upgrade-{generation}", outcomes, problems)
+        problems += upgrade_problems(outcome, paged if outcome.cell.paging else clean, roll)
+    record(f"{roll}-{generation}", outcomes, problems)
     if problems:
         pytest.fail(
-            report(f"upgrade {generation} (K={len(clean.log)})", problems, len(cells)),
+            report(f"{roll} {generation} (K={len(clean.log)})", problems, len(cells)),
             pytrace=False,
         )
 
@@ -202,6 +236,8 @@ class PoolWrite:
     # Its reads are other commands' (fix: diagnose's, then the step's), faulted in their cells:
     # faulted from its first write on, its paged reads left to theirs.
     from_writes: bool = False
+    # The dotted fields its revision records, by kind and group (none: it records none).
+    recorded: dict[tuple[str, str], list[str]] | None = None
 
     def cell(self, generation: str, **fault: Any) -> Cell:
         timeout = "0" if fault.get("interrupt") else REQUEST_TIMEOUT
@@ -240,11 +276,17 @@ class PoolWrite:
             not_applied=self.not_applied,
             step_of=self.step,
         )
+        if self.recorded is not None:
+            messages += revision_problems(outcome, self.pools, self.recorded)
         return [problem(outcome, clean, m) for m in messages]
 
 
 MP, DMP = ("MachinePool", CAPI), ("DockerMachinePool", INFRA)
 ANNOTATION = ("metadata", "annotations")
+# scale: its revision recorded in a patch of the pool, then /scale.
+SIZE = {MP: [("spec", "replicas"), (*ANNOTATION, REVISIONS)]}
+SCALE_STEPS = (("PATCH", "machinepools", ""), ("PUT", "machinepools", "scale"))
+RESIZED = {MP: ["spec.replicas"]}
 RECORDED = "DockerMachinePool/{pool},MachinePool/{pool}"
 PAUSE_FIELDS = {MP: [(*ANNOTATION, PAUSED), (*ANNOTATION, RECORD)], DMP: [(*ANNOTATION, PAUSED)]}
 PATCHES = (("PATCH", "dockermachinepools", ""), ("PATCH", "machinepools", ""))
@@ -257,8 +299,8 @@ RESUMED = {(*MP, (*ANNOTATION, PAUSED)): None, (*MP, (*ANNOTATION, RECORD)): Non
 TWO = ("dev-mp-0", "dev-mp-1")
 POOL_WRITES = [
     PoolWrite(
-        "scale", "capd", ("scale", POOL, "--replicas", "3"),
-        {MP: [("spec", "replicas")]}, SCALED, (("PUT", "machinepools", "scale"),),
+        "scale", "capd", ("scale", POOL, "--replicas", "3"), SIZE, SCALED, SCALE_STEPS,
+        recorded=RESIZED,
     ),
     PoolWrite("pause", "capd", ("rollout", "pause", POOL), PAUSE_FIELDS, PAUSED_BY_US, PATCHES),
     PoolWrite("resume", "capd-paused", ("rollout", "resume", POOL), PAUSE_FIELDS, RESUMED, PATCHES),
@@ -267,9 +309,8 @@ POOL_WRITES = [
         generations=("v1beta2",), from_writes=True,
     ),
     PoolWrite(
-        "scale-2-pools", "capd-two-pools", ("scale", *TWO, "--replicas", "3"),
-        {MP: [("spec", "replicas")]}, SCALED, (("PUT", "machinepools", "scale"),),
-        pools=TWO, generations=("v1beta2",),
+        "scale-2-pools", "capd-two-pools", ("scale", *TWO, "--replicas", "3"), SIZE, SCALED,
+        SCALE_STEPS, pools=TWO, generations=("v1beta2",), recorded=RESIZED,
     ),
     PoolWrite(
         "pause-2-pools", "capd-two-pools", ("rollout", "pause", *TWO), PAUSE_FIELDS,

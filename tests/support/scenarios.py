@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_machinepool.model.revisions import ANNOTATION, VERSION, Change, Revision, encode
+
 from .objects import BOOTSTRAP, CAPI, INFRA, T0
 from .ownerobjects import owner_object
 
@@ -1231,8 +1233,31 @@ def _tracked_by_argo_cd(build: Callable[..., list[Obj]]) -> Callable[..., list[O
     return tracked
 
 
+def _upgraded_by_the_tool(build: Callable[..., list[Obj]]) -> Callable[..., list[Obj]]:
+    """The CAPD scenario as `upgrade --version v1.34.0` left it from v1.33.4: its revision
+    recorded on the MachinePool (for the fault matrix of rollout undo)."""
+
+    def upgraded(generation: str, ns: str, salt: str = "") -> list[Obj]:
+        objects = build(generation, ns, salt)
+        pool = next(o for o in objects if o["kind"] == "MachinePool")
+        name = pool["metadata"]["name"]
+        changes = (
+            Change("MachinePool", CAPI, name, VERSION, "v1.33.4", "v1.34.0"),
+            Change(
+                "DockerMachinePool", INFRA, name, "spec.template.customImage",
+                "kindest/node:v1.33.4", "kindest/node:v1.34.0",
+            ),
+        )  # fmt: skip
+        revision = Revision(1, "upgrade --version v1.34.0", T0, "0.1.0", changes)
+        pool["metadata"].setdefault("annotations", {})[ANNOTATION] = encode([revision])
+        return objects
+
+    return upgraded
+
+
 # Variants a test loads by name, kept out of SCENARIOS (which every scenario test runs over).
 VARIANTS: dict[str, Callable[..., list[Obj]]] = {
+    "capd-upgraded": _upgraded_by_the_tool(SCENARIOS["capd"]),
     "capd-paused": _paused_by_the_tool(SCENARIOS["capd"]),
     "capd-argo": _tracked_by_argo_cd(SCENARIOS["capd"]),
     "capd-two-pools": _second_pool(SCENARIOS["capd"], "dev-mp-0", "dev-mp-1"),
