@@ -86,7 +86,8 @@ class Revision:
     number: int
     # The command that made it, as the user would type it again: "upgrade --version v1.34.1".
     cause: str
-    # When, RFC 3339 (the API server's time where it was known).
+    # When it was planned, RFC 3339: a restart's start (the API server's time), else the
+    # clock of the machine that ran the command.
     at: str
     # The version of kubectl-machinepool that wrote it.
     tool: str

@@ -39,7 +39,7 @@ def history_command(
 
     \b
     One row per revision: its number, the command that made it (CHANGE-CAUSE), what it
-    changed from what to what, when (the API server's time) and by which version of this tool.
+    changed from what to what, when it was planned and by which version of this tool.
     --revision N shows that revision's fields in full, the values rollout undo --to-revision N
     goes back to. The revisions live in the MachinePool's kubectl-machinepool/revisions
     annotation (the last 10), so they move with it (clusterctl move); reading them costs one
