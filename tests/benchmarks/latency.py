@@ -3,7 +3,7 @@ beside clusterctl, kubectl and the floor. Prints figures, asserts none.
 
     .venv/bin/python tests/benchmarks/latency.py [--rtt 0,20,100,300] [--n 100,1000] [--runs 3]
         [--commands describe,list,...] [--contexts 10] [--timeout 120] [--slow-timeout 300]
-        [--reference-rtt 100] [--bin DIR] [--verbose]
+        [--reference-rtt 100] [--bin DIR] [--before DIR] [--verbose]
     .venv/bin/python tests/benchmarks/latency.py --rtt 0,100 --n 100 --runs 1    (a quick try)
 
 The servers are scale.py's (the `machines` shape: a CAPZ AzureMachinePool of N Machines,
@@ -31,6 +31,8 @@ where flights of parallel requests interleave, nor for a fleet, whose processes 
 of each other's answers), round trips paid ((time - time at RTT 0) /
 RTT), requests per server (the audit logs), bytes, connections and TLS handshakes per server
 (resumed ones apart). Then issue 45's targets. --verbose: requests by verb and resource.
+--before DIR runs the plugin's commands from another install's scripts too (a tree of the
+commit before), in the same rounds, each labelled "(before)".
 
 Needs the test binaries and GNU time, as scale.py does. Everything listens on 127.0.0.1 and
 stops when the script ends.
@@ -47,7 +49,7 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +158,17 @@ def commands(setup: Setup, plugins: Path, work: Path) -> list[Command]:
     ]  # fmt: skip
 
 
+def before(chosen: list[Command], plugins: Path, other: Path) -> list[Command]:
+    """The plugin's commands again, from another tree's scripts (labelled "... (before)"),
+    in the same rounds: a comparison that the machine's load shifts alike."""
+    mine, theirs = str(plugins / "kubectl-machinepool"), str(other / "kubectl-machinepool")
+    return [
+        replace(c, label=f"{c.label} (before)", argv=[theirs, *c.argv[1:]])
+        for c in chosen
+        if c.argv[0] == mine
+    ]
+
+
 def measure(
     setup: Setup, chosen: list[Command], env: dict[str, str], args: argparse.Namespace
 ) -> dict[int, dict[str, list[Sample]]]:
@@ -203,6 +216,8 @@ def benchmark(args: argparse.Namespace) -> None:
                 print(f"grew the pool to N={n} in {grown.grow_to(n):.1f} s", flush=True)
                 setup = setup or set_up(grown.pair, proxies, work, args.contexts)
                 chosen = [c for c in commands(setup, plugins, work) if c.label in args.commands]
+                if args.before:
+                    chosen += before(chosen, plugins, args.before.resolve())
                 results[n] = measure(setup, chosen, environment(plugins, work), args)
                 print_size(n, results[n], args)
         finally:
@@ -264,6 +279,7 @@ def main() -> None:
         "--bin", type=Path, help="directory of the installed console scripts (default: this venv's)"
     )
     add("--verbose", action="store_true", help="requests per command by verb and resource")  # fmt: skip
+    add("--before", type=Path, help="also run the plugin's commands from this directory's console scripts, in the same rounds (a before/after comparison)")  # fmt: skip
     args = parser.parse_args()
     unknown = set(args.commands) - {*PLUGIN, *OTHERS}
     if unknown:

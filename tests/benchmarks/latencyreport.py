@@ -71,11 +71,11 @@ def _handshakes(samples: list[Sample]) -> str:
 def print_header(plugins: Path, args: argparse.Namespace) -> None:
     repo = Path(__file__).resolve().parents[2]
     commit = _version(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"])
-    dirty = _version(["git", "-C", str(repo), "status", "--porcelain", "--", "kubectl_machinepool"])
     print(f"# Latency benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    before = f" (before: {args.before})" if args.before else ""
     print(
-        f"at {commit}{' (with uncommitted changes)' if dirty != '?' and dirty else ''}; plugin "
-        f"scripts {plugins}; {os.cpu_count()} CPUs; Python {platform.python_version()}; "
+        f"benchmark at {commit}; plugin scripts {plugins}{before}; {os.cpu_count()} CPUs; "
+        f"Python {platform.python_version()}; "
         f"RTTs {', '.join(map(str, args.rtts))} ms; N {', '.join(map(str, args.sizes))}; "
         f"{args.runs} rounds per RTT, medians"
     )

@@ -378,7 +378,7 @@ def report(
     for happened in happenings:
         print(f"- {happened}")
     print(f"- {len(steps)} churn steps; {len(views.views)} describe views\n")
-    print("| follower | RSS after the first minute | at the end | change | its range | requests per minute (mean) | busiest minute | by verb |")  # fmt: skip
+    print("| follower | RSS after the first minute | at the end | change | at each minute's end | requests per minute (mean) | busiest minute | by verb |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
     minutes, events = args.minutes, _events(logs)
     for name, user in (("describe -w", "admin"), ("rollout status", ROLLOUT_USER)):
@@ -391,10 +391,11 @@ def report(
         samples = rss[name]
         start = next((kib for at, kib in samples if at >= min(60.0, minutes * 20)), samples[0][1])
         end = samples[-1][1]
-        low, high = min(k for _, k in samples) / 1024, max(k for _, k in samples) / 1024
+        each = {int(at // 60): kib for at, kib in samples}  # the last sample of each minute
+        trend = ", ".join(f"{kib / 1024:.0f}" for _, kib in sorted(each.items()))
         print(
             f"| {name} | {start / 1024:.1f} MB | {end / 1024:.1f} MB | "
-            f"{(end - start) / start * 100:+.1f}% | {low:.1f}-{high:.1f} MB | "
+            f"{(end - start) / start * 100:+.1f}% | {trend} MB | "
             f"{total / minutes:.1f} | {busiest} | {by_verb} |"
         )
     print("\nTime from a churn step to the first describe view that shows it:\n")
