@@ -96,11 +96,13 @@ def vmss(v1beta2: ManagementCluster) -> Iterator[tuple[str, list[dict[str, Any]]
     delete_nodes(v1beta2, objects)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def matrix(
     control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Matrix]:
-    """Worker processes running the plugin under faults, for one fault-matrix module."""
+    """Worker processes running the plugin under faults, shared by the fault-matrix modules
+    (one xdist group, so one xdist worker runs them all): started once, their proxies, kinds
+    and namespaces kept from module to module."""
     servers = []
     for generation in ("v1beta2", "v1beta1"):
         server = management_cluster(control_plane, generation).server

@@ -240,6 +240,10 @@ class _Site:
         )
 
     def namespace(self, scenario: str) -> Loaded:
+        if scenario not in self.kinds:
+            # The pool serves every matrix module of the run, and a module may add kinds
+            # (CRDs) for its scenarios before its first cell: list them again for each new one.
+            self.collections = namespaced_collections(self.api)
         if scenario not in self.loaded:
             spare = self.spares.pop(scenario, None) or self._maker.submit(self._make, scenario)
             self.loaded[scenario] = spare.result()
