@@ -146,11 +146,12 @@ def test_all_namespaces_and_selector(mgmt, capsys) -> None:
     assert everything.code == 0
     lines = everything.out.splitlines()
     assert lines[0].split()[:2] == ["NAMESPACE", "NAME"]
-    assert re.split(r"\s{2,}", lines[0])[-4:] == [
+    assert re.split(r"\s{2,}", lines[0])[-5:] == [
         "AGE",
         "KUBELET VERSIONS",
         "FAILURE DOMAINS",
         "BOOTSTRAP",
+        "OWNER",
     ]
     mine = [line.split()[:2] for line in lines if line.split()[0] in (first, second)]
     assert sorted(mine) == sorted([[first, "pool-prod"], [second, "pool-dev"]])
