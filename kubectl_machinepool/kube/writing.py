@@ -128,7 +128,8 @@ class _Run:
     def send(self, write: Write) -> None:
         """Send with preconditions. A 409 is retried (CONFLICT_RETRIES times) only while
         nothing but status changed since what this write relies on (owners, finalizers,
-        labels, annotations, spec, deletion and uid all as they were): a controller answering
+        labels, annotations, spec, deletion and uid all as they were; plans/writes.identity
+        says what counts as status): a controller answering
         the previous write may update status more than once. The same holds for taking a
         write back: never on top of someone else's change."""
         key = write.target.key

@@ -148,8 +148,15 @@ def definite(err: MachinePoolError) -> bool:
 
 
 def identity(obj: RawObject) -> RawObject:
-    """What a write relies on: everything but status and the bookkeeping that changes with it."""
-    kept = {k: v for k, v in obj.items() if k != "status"}
+    """What a write relies on: everything but status and the bookkeeping that changes with it.
+    spec.providerIDList is bookkeeping too: the provider writes the infra pool's and the
+    MachinePool controller copies it, as instances come and go, between any two writes."""
+    kept = {k: v for k, v in obj.items() if k not in ("status", "spec")}
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        kept["spec"] = {k: v for k, v in spec.items() if k != "providerIDList"}
+    elif "spec" in obj:
+        kept["spec"] = spec
     meta = {
         k: v
         for k, v in (obj.get("metadata") or {}).items()

@@ -81,7 +81,7 @@ def test_a_restart_puts_nothing_back_a_scale_its_size_unless_changed_since(
         assert _written(pool) == before
 
         code, out, err = pool.run_plugin(tmp_path, "scale", "--replicas", "2", "--yes")
-        assert code == 0, (out, err)
+        assert code == 0, err
         path = pool.path("machinepools", pool.name)
         pool.patch(path, {"spec": {"replicas": 3}})  # from outside: kubectl edit, an autoscaler
         before = _written(pool)
@@ -95,8 +95,7 @@ def test_a_restart_puts_nothing_back_a_scale_its_size_unless_changed_since(
         assert _written(pool) == before
 
         pool.patch(path, {"spec": {"replicas": 2}})
-        # At rest first: the provider writes spec.providerIDList while it scales, and a plan
-        # made before that write is refused at the write (exit 1, run again).
+        # At rest first, so that the undo's own rollout is what --no-wait leaves behind.
         pool.wait_running(2)
         code, out, err = pool.run_plugin(tmp_path, "rollout undo", "--yes", "--no-wait")
         assert code == 0, (out, err)

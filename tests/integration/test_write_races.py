@@ -280,6 +280,25 @@ def test_a_delete_meeting_only_status_updates_is_sent_again_each_time(
     assert stage.statuses(stage.is_delete) == [409, 409, 200]
 
 
+def test_a_scale_step_meeting_the_controllers_provider_id_copy_is_sent_again(
+    each_generation: Stage, capsys
+) -> None:
+    """The MachinePool controller copies the infra pool's spec.providerIDList into the pool's as
+    instances come and go (seen with a restart rolling under load, right between our revision
+    record and our /scale): bookkeeping no write relies on, so /scale goes again."""
+    stage = each_generation
+    before = stage.pool()["spec"]
+    ids = [*before.get("providerIDList", []), "docker:////surge-instance"]
+    copy = stage.patch(stage.pool_path, {"spec": {"providerIDList": ids}})
+    stage.proxy.script(Rule(stage.is_scale, before=copy))
+    result = stage.delete(capsys, "--scale-down")
+    assert_one_message(result)
+    assert result.code == 0, result.err
+    assert stage.statuses(stage.is_scale) == [409, 200]
+    after = stage.pool()["spec"]
+    assert (after["replicas"], after["providerIDList"]) == (before["replicas"] - 1, ids)
+
+
 # -- F2: nothing is taken back on top of someone else's change -----------------------------------
 
 
