@@ -226,3 +226,16 @@ def pool_instances(
         if claims_pool(node, pool) and node.provider_id not in covered:
             add(node.provider_id, None, None, node)
     return sorted(found, key=lambda i: (i.healthy, i.sort_name))
+
+
+def uncopied(pool: MachinePool, listing: RawObject | None, kind: str) -> list[str]:
+    """The infra pool's spec.providerIDList where the MachinePool's copy differs: its controller
+    has that write left to make, and a generation to observe after it. The instances are counted
+    from both lists, so without this a rollout could look done before the copy."""
+    theirs, ours = set(strings(dig(listing, "spec", "providerIDList"))), set(pool.provider_ids)
+    if not theirs or theirs == ours:
+        return []
+    return [
+        f"the MachinePool's spec.providerIDList to take up {kind}'s "
+        f"({len(theirs - ours)} to add, {len(ours - theirs)} to drop)"
+    ]

@@ -5,14 +5,15 @@ on at once, upToDateReplicas counts Machines that are not deleting (or is spec.r
 status.versions (v1.14) is what the controller last counted. So an instance is judged by what it
 runs: its Node's kubelet against the version the provider rolls to, the provider's own
 per-instance model flag where it has one (CAPZ's latestModelApplied), and the Machine's version
-only when there is no Node. A rollout is done when the pool's generation is observed, no
-provider signal says it is still rolling, no old or unknown instance is left, and as many up to
-date instances are Ready as are desired. A rollout not done is paused while reconciliation
-is (the Cluster's spec.paused, the pool's or the infra pool's paused annotation): kubectl never
-judges a paused rollout against its progress deadline. Otherwise it is stuck when nothing moved
-(an instance created, deleted or turned Ready, the pool's template written) for a while, and
-progressing until then. Every instance the provider reports counts: a surge instance that never
-got a Node holds the rollout, and is named with what keeps it from counting.
+only when there is no Node. A rollout is done when the pool's generation is observed, its
+providerIDList is the infra pool's, no provider signal says it is still rolling, no old or unknown
+instance is left, and as many up to date instances are Ready as are desired. Not done, it is
+paused while reconciliation is (the Cluster's spec.paused, the pool's or the infra pool's paused
+annotation): kubectl never judges a paused rollout against its progress deadline. Otherwise it is
+stuck when nothing moved (an instance created, deleted or turned Ready, the pool's template
+written) for a while, and progressing until then. Every instance the provider reports counts: a
+surge instance that never got a Node holds the rollout, and is named with what keeps it from
+counting.
 Pure: a PoolDescription and its Snapshot in, a PoolRollout out.
 """
 
@@ -28,7 +29,7 @@ from kubectl_machinepool.base.records import record
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.conditions import Condition
 from kubectl_machinepool.model.description import PoolDescription
-from kubectl_machinepool.model.instances import Instance, same_version
+from kubectl_machinepool.model.instances import Instance, same_version, uncopied
 from kubectl_machinepool.model.restartrecord import made_before, recorded_start
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.providers.records import Provider
@@ -357,17 +358,15 @@ def pool_rollout(
         )
     if not nodes_read:
         waiting.append(f"the Nodes of Cluster {mp.namespace}/{mp.cluster} could not be read")
+    infra_kind = ref.kind if ref else "infra pool"
     for what, gen, seen in (
         ("MachinePool", target.generation, target.observed_generation),
-        (
-            ref.kind if ref else "infra pool",
-            target.infra_generation,
-            target.infra_observed_generation,
-        ),
+        (infra_kind, target.infra_generation, target.infra_observed_generation),
     ):
         if gen is not None and seen is not None and seen < gen:
             waiting.append(f"{what} generation {gen} not yet observed (observed {seen})")
     waiting += [f"{s} says it is still rolling" for s in provider_rolling(pool)]
+    waiting += uncopied(mp, raw_infra, infra_kind)
     old = sum(1 for i in instances if i.state == OLD)
     unknown = sum(1 for i in instances if i.state == UNKNOWN)
     if old:

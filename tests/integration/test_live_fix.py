@@ -87,7 +87,7 @@ def test_a_version_image_split_is_upgraded_once_the_rollout_before_it_is_done(
         pool.wait("the scale rolled in", lambda: _state(pool, tmp_path) == "done")
         code, out, err = _fix(pool, tmp_path, "--timeout", "200s")
         assert code == 0, (out, err, pool.provider.errors[-3:])
-        assert f"Step 1 of 1: kubectl machinepool {upgrade}" in out
+        assert f"Step 1 of 1: kubectl machinepool {upgrade}" in out, out
         assert "spec.template.image.computeGallery.version: 1.36.3 -> 1.37.0" in out
         assert f'MachinePool "{pool.namespace}/{pool.name}" successfully rolled out' in out
         # The version did not change, so the followed rollout can be done before the provider

@@ -96,6 +96,23 @@ def test_a_generation_not_yet_observed_is_not_done(generation: str) -> None:
 
 
 @GENERATIONS
+def test_an_infra_pool_list_not_yet_copied_is_not_done(generation: str) -> None:
+    """The provider lists a new instance that has joined; the MachinePool controller has not
+    copied the list yet: it still has that write to make (a generation to observe after it)."""
+    objects = _objects("aws-asg", generation, healthy=True)
+    asg = _of(objects, "AWSMachinePool")[0]
+    before = _rollouts(objects)["asg-workers"]
+    assert before.done, before.waiting_for
+    asg["spec"]["providerIDList"] = asg["spec"]["providerIDList"][1:]
+    rollout = _rollouts(objects)["asg-workers"]
+    assert rollout.waiting_for == (
+        "the MachinePool's spec.providerIDList to take up AWSMachinePool's (0 to add, 1 to drop)",
+    )
+    asg["spec"]["providerIDList"] = []  # the provider lists none: nothing to compare
+    assert _rollouts(objects)["asg-workers"].done
+
+
+@GENERATIONS
 def test_a_deleting_instance_does_not_count_towards_the_desired(generation: str) -> None:
     objects = _objects("azure-vmss", generation, healthy=True)
     machine = _of(objects, "Machine")[0]
