@@ -239,9 +239,20 @@ class LivePool:
                 raise TimeoutError(
                     f"{what}: not after {timeout}s\nprovider errors: {self.provider.errors[-3:]}\n"
                     f"MachinePool status: {self.machine_pool().get('status')}\n"
+                    f"Machines: {self._machine_lines()}\n"
+                    f"provider's instances: {self.instances() if 'pool' in self.provider.pools else {}}\n"
                     f"manager log tail:\n{self.live.log()[-3000:]}"
                 )
             time.sleep(0.5)
+
+    def _machine_lines(self) -> list[str]:
+        """Each Machine as a timeout's message needs it: its infra machine, node, deletion."""
+        return [
+            f"{m['metadata']['name']} infra={m['spec'].get('infrastructureRef', {}).get('name')} "
+            f"node={((m.get('status') or {}).get('nodeRef') or {}).get('name')} "
+            f"deleting={bool(m['metadata'].get('deletionTimestamp'))}"
+            for m in self.machines()
+        ]
 
     def _machines_ready(self, replicas: int) -> bool:
         """The MachinePool can say Running before the Machine controller has set each Machine's

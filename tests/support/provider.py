@@ -406,7 +406,14 @@ class TestProvider:
         for instance_name in victims:
             machine = machines.get(instance_name)
             if machine is None:
+                # No Machine yet (the MachinePool controller makes it a moment later, on a busy
+                # machine seconds later): like CAPZ, the infra machine of a VM gone from the
+                # scale set goes too, or a Machine would be made for it and never go.
                 del state.instances[instance_name]
+                for infra in self._infra_machines(pool):
+                    if infra["metadata"]["name"] == instance_name:
+                        with contextlib.suppress(APIError):
+                            self.api.request("DELETE", self.api.path_of(infra, instance_name))
                 continue
             # The owner Machine goes first: the Machine controller drains, then deletes the
             # infra machine, whose deletion removes the instance (_infra_machines_deleted).
