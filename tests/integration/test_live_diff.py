@@ -175,7 +175,9 @@ def test_predictions_hold_on_the_real_controllers(live: LiveCluster, tmp_path: P
         found = _pool_of(document)
         assert (code, found["effect"], found["rolls"]) == (2, "RollsAll", True), found
         roll = found["roll"]
-        assert (roll["instances"], roll["blockingBudgets"]) == (1, [f"{pool.namespace}/blocked"])
+        # The workload server is shared by the worker's tests: their budgets count too.
+        ours = [b for b in roll["blockingBudgets"] if b.startswith(f"{pool.namespace}/")]
+        assert (roll["instances"], ours) == (1, [f"{pool.namespace}/blocked"])
         assert "dockermachinepool" in found["source"].lower()
         # The budget would hold the drain forever (nothing recreates an evicted pod here).
         pool.api.request("DELETE", budget)
