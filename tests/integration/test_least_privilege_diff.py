@@ -103,7 +103,8 @@ def test_the_reader_compares_client_side_and_the_operator_server_side(
     # Read through the workload role (None: not read). The workload cluster is the worker's
     # shared test server: budgets other tests left in their namespaces count too.
     budgets = pool["roll"]["blockingBudgets"]
-    assert budgets is not None and not [b for b in budgets if b.startswith(f"{ns}/")]
+    assert budgets is not None
+    assert not [b for b in budgets if b.startswith(f"{ns}/")]
     for how in _compared(document).values():
         assert how.startswith("client-side: no permission to patch "), how
 
