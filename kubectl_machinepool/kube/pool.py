@@ -76,6 +76,8 @@ class _Connection(http.client.HTTPConnection):
     ) -> None:
         super().__init__(host, port, timeout=limits.connect)
         self._tls = tls
+        # Whether its TLS session was offered to the pool yet (Direct._give_back).
+        self.session_offered = False
         self._server_name = server_name
         self._limits = limits
         if tls is not None:
@@ -157,7 +159,7 @@ class Direct:
         except Exception:
             conn.close()
             return
-        self._give_back(conn, reusable=True)
+        self._give_back(conn, reusable=True, answered=False)
 
     def open(
         self, method: str, target: str, headers: Headers, body: bytes | None, limits: Timeouts
@@ -194,9 +196,14 @@ class Direct:
         tls = self._tls if self._https else None
         return _Connection(self._host, self._port, tls, server_name, limits)
 
-    def _give_back(self, conn: _Connection, *, reusable: bool) -> None:
-        # A TLS 1.3 ticket comes after the handshake, with the first answer: kept from here.
-        session = conn.sock.session if isinstance(conn.sock, ssl.SSLSocket) else None
+    def _give_back(self, conn: _Connection, *, reusable: bool, answered: bool = True) -> None:
+        # A TLS 1.3 ticket comes after the handshake, with the first answer: kept from there,
+        # once per connection. Python hands out a copy of the session (its certificate chain
+        # decoded again) at each access; one per answer made a followed view grow by megabytes
+        # a minute (tests/benchmarks/watchsoak.py).
+        session = None
+        if answered and isinstance(conn.sock, ssl.SSLSocket) and not conn.session_offered:
+            session, conn.session_offered = conn.sock.session, True
         with self._lock:
             if session is not None and session.has_ticket:
                 self._session = session

@@ -528,3 +528,47 @@ def test_a_describe_without_a_proxy_imports_neither_the_kubernetes_client_nor_ur
     assert done.stdout.splitlines()[-1:] == ["[]"], done.stderr
     assert "/apis/cluster.x-k8s.io" in server.targets()
     assert len(server.seen) > 1, done.stderr  # describe went on to read the pool
+
+
+def test_a_tls_session_is_taken_once_per_connection_and_resumed_by_the_next(
+    authority, tmp_path, no_proxy_environment, monkeypatch
+) -> None:
+    """The TLS 1.3 ticket comes with a connection's first answer, and a connection opened later
+    resumes that session. Python decodes a fresh copy of the session (its certificate chain
+    with it) at each access: taken at every answer, a followed view grew by megabytes a minute."""
+    issued = authority.issue("api", server_names=("api.internal",))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(
+        write_private(tmp_path / "server.crt", issued.cert),
+        write_private(tmp_path / "server.key", issued.key),
+    )
+    resumed: list[bool] = []
+
+    class Handler(connections()):  # type: ignore[misc]
+        def do_GET(self) -> None:
+            resumed.append(self.connection.session_reused)
+            super().do_GET()
+
+    taken: list[int] = []
+    session = ssl.SSLSocket.session
+    assert isinstance(session, property)
+    assert session.fget is not None
+    getter = session.fget
+    counted = property(lambda sock: (taken.append(1), getter(sock))[1], session.fset)
+    monkeypatch.setattr(ssl.SSLSocket, "session", counted)
+    with serving(Handler, context) as server:
+        url = f"https://127.0.0.1:{server.server_address[1]}"
+        settings = Settings(url, ca_data=authority.pem, tls_server_name="api.internal")
+        with Kube(Connection(settings, "x", "default", settings.host), 5.0) as kube:
+            for _ in range(4):
+                kube.request("GET", "/x")
+            Handler.hold = threading.Barrier(2)  # two at once: a second connection
+            threads = [threading.Thread(target=kube.request, args=("GET", "/x")) for _ in "ab"]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(10)
+    assert len(set(Handler.peers)) == 2
+    assert sorted(resumed[4:]) == [False, True]  # the first connection again, the new one
+    assert resumed[:4] == [False] * 4
+    assert len(taken) == 2  # once per connection, after its first answer
