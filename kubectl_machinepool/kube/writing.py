@@ -129,9 +129,9 @@ class _Run:
         """Send with preconditions. A 409 is retried (CONFLICT_RETRIES times) only while
         nothing but status changed since what this write relies on (owners, finalizers,
         labels, annotations, spec, deletion and uid all as they were; plans/writes.identity
-        says what counts as status): a controller answering
-        the previous write may update status more than once. The same holds for taking a
-        write back: never on top of someone else's change."""
+        says what counts as status): a controller answering the previous write may update
+        status more than once. The same holds for taking a write back: never on top of
+        someone else's change."""
         key = write.target.key
         for attempt in range(CONFLICT_RETRIES + 1):
             try:
