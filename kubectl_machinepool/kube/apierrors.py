@@ -17,6 +17,7 @@ from kubectl_machinepool.base.errors import (
 )
 from kubectl_machinepool.base.fields import text
 from kubectl_machinepool.kube.interruptible import Phase, Stalled
+from kubectl_machinepool.kube.pool import BadEncoding
 
 # The longest Retry-After honoured; a server asking for more gets its error reported.
 MAX_RETRY_AFTER = 10.0
@@ -65,6 +66,12 @@ def transport_errors(where: str, whole: float | None = None) -> Iterator[None]:
     the bound on a whole answer (answers.py's deadline, the one timeout not a Stalled)."""
     try:
         yield
+    except BadEncoding as err:
+        raise ClusterAccessError(
+            f"the API server of {where} sent {err}",
+            hint="check any proxy in between, or set disable-compression: true for this "
+            "cluster in the kubeconfig",
+        ) from None
     except ConnectionRefusedError as err:
         # Caught first: no connection was made, so none was dropped.
         raise unreachable(where, err) from err

@@ -178,6 +178,7 @@ def _connect(
         key_file=key_file,
         tls_server_name=cluster.tls_server_name,
         proxy_url=cluster.proxy_url,
+        compress=not cluster.disable_compression,
         auth=auth,
     )
     namespace = entry.namespace or "default"

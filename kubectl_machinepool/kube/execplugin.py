@@ -121,6 +121,7 @@ def _exec_info(plugin: ExecConfig, cluster: ClusterEntry, interactive: bool) -> 
             "server": cluster.server,
             "tls-server-name": cluster.tls_server_name,
             "insecure-skip-tls-verify": cluster.insecure,
+            "disable-compression": cluster.disable_compression,
             "certificate-authority-data": base64.b64encode(cluster.ca_data).decode()
             if cluster.ca_data
             else None,

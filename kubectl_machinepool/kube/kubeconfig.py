@@ -33,6 +33,7 @@ class ClusterEntry:
     insecure: bool = False
     tls_server_name: str | None = None
     proxy_url: str | None = None
+    disable_compression: bool = False
 
 
 @record(slots=False)
@@ -240,6 +241,9 @@ def _cluster(body: dict[str, Any], where: _Where, directory: Path | None) -> Clu
         ),
         tls_server_name=_host_name(body.get("tls-server-name"), where.at("tls-server-name")),
         proxy_url=_string(body.get("proxy-url"), where.at("proxy-url")),
+        disable_compression=_boolean(
+            body.get("disable-compression"), where.at("disable-compression")
+        ),
     )
 
 

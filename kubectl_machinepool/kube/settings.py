@@ -45,6 +45,7 @@ class Settings:
     key_file: str | None = None
     tls_server_name: str | None = None
     proxy_url: str | None = None  # the kubeconfig's proxy-url; None: the environment's
+    compress: bool = True  # False: the kubeconfig's disable-compression
     auth: Auth = field(default_factory=Auth)
 
 

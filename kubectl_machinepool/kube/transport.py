@@ -157,7 +157,10 @@ class Transport:
         watch's thread still running after its follower ended opens no more connections."""
         if self._closed:
             raise OSError("the run has closed its connections to the API server")
-        headers = [*headers, ("User-Agent", USER_AGENT)]
+        # gzip as kubectl asks for it: a WAN's bandwidth, not the server's CPU, is what a
+        # big list waits for; disable-compression is the kubeconfig's way out (pool.py).
+        encoding = "gzip" if self.settings.compress else "identity"
+        headers = [*headers, ("User-Agent", USER_AGENT), ("Accept-Encoding", encoding)]
         authorization = self.settings.auth.header()
         if authorization:
             headers.append(("Authorization", authorization))

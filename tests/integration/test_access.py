@@ -10,14 +10,16 @@ import sys
 
 import pytest
 import yaml
+from support.delayproxy import Proxies
 from support.objects import list_scenario
 from support.run import run_cli
 
 from kubectl_machinepool.base.errors import NotFoundError
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
-from kubectl_machinepool.kube.connection import load_connection
+from kubectl_machinepool.kube.connection import connection_from_dict, load_connection
 from kubectl_machinepool.kube.fetch import read_pools
+from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.model.selector import Selection
 
 MACHINEPOOLS = {
@@ -348,3 +350,32 @@ def test_a_failing_webhook_on_a_provider_kind_is_a_note_not_the_end(v1beta2, cap
         "warning: cannot read WebhookMachinePool objects, so MACHINES shows <unknown>: "
     )
     assert "conversion webhook" in warning
+
+
+def test_a_big_list_comes_gzipped_unless_the_kubeconfig_disables_compression(v1beta2) -> None:
+    """The API server compresses a list answer of 128 KiB or more when asked (kubectl asks); the
+    bytes that crossed the proxy in front of it tell which was sent."""
+    ns = v1beta2.new_namespace()
+    configmaps = Resource("", "v1", "ConfigMap", "configmaps")
+    data = {"d": "node-image-list " * 256}  # 4 KiB, as repetitive as real objects are
+    meta = [{"name": f"c{i}", "namespace": ns} for i in range(64)]
+    v1beta2.create(
+        [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": m, "data": data} for m in meta]
+    )
+    server = v1beta2.server
+    received, listed = {}, {}
+    with Proxies() as proxies:
+        proxy = proxies.add("mgmt", server.port)
+        for disabled in (False, True):
+            document = server.kubeconfig_dict(server.admin)
+            document["clusters"][0]["cluster"].update(server=proxy.url)
+            if disabled:
+                document["clusters"][0]["cluster"]["disable-compression"] = True
+            proxies.reset()
+            with Kube(connection_from_dict(document, "test"), 60) as kube:
+                found = kube.list(configmaps, ns)
+            listed[disabled] = sorted((c["metadata"]["name"], c["data"]["d"]) for c in found)
+            received[disabled] = proxies.run().counts["mgmt"].down
+    assert listed[False] == listed[True] == sorted((f"c{i}", data["d"]) for i in range(64))
+    assert received[True] > 64 * 4096
+    assert received[False] < received[True] / 5
