@@ -3,7 +3,7 @@ beside clusterctl, kubectl and the floor. Prints figures, asserts none.
 
     .venv/bin/python tests/benchmarks/latency.py [--rtt 0,20,100,300] [--n 100,1000] [--runs 3]
         [--commands describe,list,...] [--contexts 10] [--timeout 120] [--slow-timeout 300]
-        [--reference-rtt 100] [--bin DIR] [--before DIR] [--verbose]
+        [--reference-rtt 100] [--mbit 0] [--bin DIR] [--before DIR] [--verbose]
     .venv/bin/python tests/benchmarks/latency.py --rtt 0,100 --n 100 --runs 1    (a quick try)
 
 The servers are scale.py's (the `machines` shape: a CAPZ AzureMachinePool of N Machines,
@@ -13,7 +13,8 @@ kubeconfig and the `<cluster>-kubeconfig` Secret name the proxies, so every requ
 command, the workload cluster's included, crosses the round trip, and a new connection pays one
 more before its first byte (the TCP handshake). For each N, the pool is grown, every command run
 once to warm caches (byte code, kubectl's discovery cache), then for each RTT in turn --runs
-rounds, each in its own seeded order.
+rounds, each in its own seeded order. --mbit limits the bandwidth too: both proxies share one
+link of that rate each way (a VPN, an office uplink), at every RTT.
 
 Commands: the plugin's describe, list -A, diagnose, rollout status (-w=false, --stuck-after 24h:
 the grown pool's new generation is observed by no controller here), diff-metadata,
@@ -183,6 +184,7 @@ def measure(
         return Sample(outcome, proxies.run())
 
     proxies.set_rtt(0)
+    proxies.set_bandwidth(args.mbit)
     for command in chosen:
         if command.phase != "once":
             run(command, env, logs, args.timeout)
@@ -275,6 +277,7 @@ def main() -> None:
         default=100,
         help="the RTT (ms) whose depth, connections and handshakes are shown (default 100)",
     )
+    add("--mbit", type=float, default=0, help="bandwidth of the link both proxies share, Mbit/s each way (default 0: unlimited)")  # fmt: skip
     add(
         "--bin", type=Path, help="directory of the installed console scripts (default: this venv's)"
     )

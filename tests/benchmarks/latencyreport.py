@@ -77,7 +77,8 @@ def print_header(plugins: Path, args: argparse.Namespace) -> None:
         f"benchmark at {commit}; plugin scripts {plugins}{before}; {os.cpu_count()} CPUs; "
         f"Python {platform.python_version()}; "
         f"RTTs {', '.join(map(str, args.rtts))} ms; N {', '.join(map(str, args.sizes))}; "
-        f"{args.runs} rounds per RTT, medians"
+        f"{args.runs} rounds per RTT, medians; "
+        f"bandwidth {f'{args.mbit:g} Mbit/s each way' if args.mbit else 'unlimited'}"
     )
 
 

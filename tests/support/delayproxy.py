@@ -8,8 +8,10 @@ ClientHello and ServerHello read to tell a resumed session (TLS 1.3 pre_shared_k
 session id echoed) from a full one; the server's certificate still names 127.0.0.1, so a
 kubeconfig only changes its port.
 
-Every chunk read from either side is written to the other one way (rtt / 2) later, in order;
-bandwidth is not limited. A new connection's first bytes reach the server no sooner than one
+Every chunk read from either side is written to the other one way (rtt / 2) later, in order.
+Bandwidth is not limited unless set (set_bandwidth): then every connection of every proxy shares
+one link of that rate each way, as a user's VPN or office uplink is shared, and a chunk leaves
+once the link has sent those before it. A new connection's first bytes reach the server no sooner than one
 round trip after it was accepted: the kernel accepts a loopback connection at once, where a
 real one costs the TCP handshake's round trip before the client can send anything.
 
@@ -289,7 +291,7 @@ class DelayProxy:
             while data := await reader.read(CHUNK):
                 now = loop.time()
                 self.counts[direction] += len(data)
-                at = now + owner.one_way
+                at = owner.sent(direction, now, len(data)) + owner.one_way
                 if direction == "up":  # not before the TCP handshake's round trip
                     at = max(at, link.accepted + 3 * owner.one_way)
                 last = max(last, at)
@@ -318,6 +320,8 @@ class Proxies:
 
     def __init__(self, rtt: float = 0.0) -> None:
         self.one_way = rtt / 2
+        self.rate = 0.0  # bytes per second each way; 0: unlimited
+        self.link_free = {"up": 0.0, "down": 0.0}  # when each way's link has sent all it took
         self.levels = _Levels()
         self.proxies: dict[str, DelayProxy] = {}
         self._loop = asyncio.new_event_loop()
@@ -348,6 +352,21 @@ class Proxies:
     def set_rtt(self, rtt: float) -> None:
         def change() -> None:
             self.one_way = rtt / 2
+
+        self._do(change)
+
+    def sent(self, direction: str, now: float, size: int) -> float:
+        """When the link has sent size bytes taken now (at once when unlimited)."""
+        if not self.rate:
+            return now
+        self.link_free[direction] = max(now, self.link_free[direction]) + size / self.rate
+        return self.link_free[direction]
+
+    def set_bandwidth(self, mbit: float) -> None:
+        """The shared link's rate in Mbit/s each way; 0: unlimited."""
+
+        def change() -> None:
+            self.rate = mbit * 1e6 / 8
 
         self._do(change)
 

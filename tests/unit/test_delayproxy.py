@@ -9,6 +9,7 @@ import http.server
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +24,16 @@ from kubectl_machinepool.kube.connection import connection_from_dict
 
 # Long enough that no pause of a busy machine reorders what waits on what.
 RTT = 0.4
+BIG = 1 << 19
 
 
 class _Handler(QuietHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the API server
 
     def do_GET(self) -> None:
+        if self.path == "/big":
+            self.reply(200, b"x" * BIG)
+            return
         self.reply(200, b'{"kind": "Status", "items": []}')
 
 
@@ -137,3 +142,18 @@ def test_connections_opened_ahead_cost_the_first_level_only(served: Served) -> N
         kube.open_ahead(3)
         kube.request("GET", "/again")
     assert served.proxies.run().counts["server"].connections == 5
+
+
+def test_a_bandwidth_limit_spreads_an_answer_over_the_time_its_bytes_take(served: Served) -> None:
+    """Half a MiB at 8 Mbit/s takes at least half a second on top of the round trips; the
+    lower bound only, which no busy machine can break."""
+    served.proxies.set_bandwidth(8)
+    context = ssl.create_default_context(cafile=str(served.ca))
+    conn = http.client.HTTPSConnection("127.0.0.1", int(served.url.rsplit(":", 1)[1]), context=context)  # fmt: skip
+    conn.request("GET", "/")
+    conn.getresponse().read()  # the connection's round trips paid
+    started = time.monotonic()
+    conn.request("GET", "/big")
+    assert len(conn.getresponse().read()) == BIG
+    conn.close()
+    assert time.monotonic() - started >= RTT + BIG / 1e6
