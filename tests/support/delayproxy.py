@@ -63,6 +63,7 @@ class Counts:
     resumed: int = 0  # of which the server resumed a session
     up: int = 0  # bytes client to server
     down: int = 0
+    deepest: int = 0  # the level of the deepest flight to this server
 
     @property
     def full_handshakes(self) -> int:
@@ -149,7 +150,7 @@ class _Link:
         self.proxy = proxy
         self.accepted = accepted
         # The TCP handshake: a level of its own, on top of what the client had been answered.
-        levels = proxy.owner.levels
+        self.levels = levels = proxy.owner.levels
         self.connected = levels.flight(levels.answered + 1)
         self.last: str | None = None
         self.level = self.connected
@@ -159,11 +160,16 @@ class _Link:
 
     def arrived(self, direction: str, data: bytes) -> int:
         """The level of a chunk that just arrived from one side."""
+        if self.levels is not self.proxy.owner.levels:
+            # Opened in an earlier run (a reset makes new levels): what it still carries, a
+            # close or a late ticket, is no flight of this run's.
+            return 0
         if direction != self.last:
             self.last = direction
             if direction == "up":
-                levels = self.proxy.owner.levels  # a reset between runs makes new ones
-                self.level = levels.flight(max(levels.answered, self.connected) + 1)
+                self.level = self.levels.flight(max(self.levels.answered, self.connected) + 1)
+                counts = self.proxy.counts
+                counts["deepest"] = max(counts["deepest"], self.level)
         self._hello(direction, data)
         return self.level
 
@@ -205,7 +211,7 @@ class DelayProxy:
 
     def reset(self) -> None:
         self.counts = dict.fromkeys(
-            ("connections", "late", "handshakes", "resumed", "up", "down"), 0
+            ("connections", "late", "handshakes", "resumed", "up", "down", "deepest"), 0
         )
         self.first_opened: int | None = None  # the levels answered when the first was opened
 
@@ -280,8 +286,8 @@ class DelayProxy:
                     await asyncio.sleep(wait)
                 writer.write(data)
                 await writer.drain()
-                if direction == "down":
-                    owner.levels.answered = max(owner.levels.answered, level)
+                if direction == "down":  # into its own run's levels, not a later run's
+                    link.levels.answered = max(link.levels.answered, level)
             if writer.can_write_eof():
                 writer.write_eof()
 
