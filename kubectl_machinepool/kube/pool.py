@@ -15,6 +15,7 @@ import selectors
 import socket
 import ssl
 import threading
+import time
 import zlib
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -26,6 +27,62 @@ from kubectl_machinepool.kube.settings import Settings, tls_context
 # Connections kept per server: every read parallel.py runs at once, with room for a watch.
 POOL_SIZE = 2 * MAX_PARALLEL
 Headers = list[tuple[str, str]]
+
+
+# How long a connection parked before its server's credentials were known (park()) may be
+# taken: a server or a load balancer in between may end one that stays silent, and a guess
+# is for the run that made it (its Secret answers within a few round trips).
+PARKED_FOR = 5.0
+_parked: dict[tuple[str, int], list[tuple[float, socket.socket]]] = {}
+_parked_lock = threading.Lock()
+
+
+def park(url: str, count: int, limits: Timeouts) -> None:
+    """Open count TCP connections to url's server in the background, for the connections made
+    to it in the next seconds to take (warmstart.py: the workload server a kubeconfig Secret
+    will name, its TCP round trip paid while the Secret is read). Never an error: one that
+    fails or is not taken costs nothing but itself."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return
+    address = (parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+
+    def connect() -> None:
+        try:
+            sock = socket.create_connection(address, timeout=limits.connect)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (OSError, ValueError):
+            return
+        with _parked_lock:
+            _parked.setdefault(address, []).append((time.monotonic(), sock))
+
+    _close_stale()
+    for _ in range(count):
+        start_daemon(connect)
+
+
+def _close_stale() -> None:
+    """Those of an earlier guess that no connection took."""
+    stale = []
+    with _parked_lock:
+        for waiting in _parked.values():
+            stale += [sock for at, sock in waiting if time.monotonic() - at >= PARKED_FOR]
+            waiting[:] = [(at, sock) for at, sock in waiting if sock not in stale]
+    for sock in stale:
+        sock.close()
+
+
+def _unpark(host: str, port: int) -> socket.socket | None:
+    """A connection parked for host:port in the last PARKED_FOR seconds that the server has
+    not closed, taken by one caller alone; older ones are closed."""
+    while True:
+        with _parked_lock:
+            if not (waiting := _parked.get((host, port))):
+                return None
+            parked, sock = waiting.pop()
+        if time.monotonic() - parked < PARKED_FOR and not _dropped(sock):
+            return sock
+        sock.close()
 
 
 class BadEncoding(Exception):
@@ -123,8 +180,11 @@ class _Connection(http.client.HTTPConnection):
             self.default_port = 443  # the Host header names the port only when not the usual
 
     def connect(self) -> None:
-        with phase("connect", self._limits.connect):
-            super().connect()
+        if (parked := _unpark(self.host, self.port)) is not None:
+            self.sock = parked
+        else:
+            with phase("connect", self._limits.connect):
+                super().connect()
         if self._tls is not None:
             context, session = self._tls()
             self.sock.settimeout(self._limits.handshake)
