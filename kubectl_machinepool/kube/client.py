@@ -26,6 +26,7 @@ from kubectl_machinepool.kube.apierrors import Retry, api_error, retry_after, tr
 from kubectl_machinepool.kube.connection import Connection, load_connection
 from kubectl_machinepool.kube.discovery import ServedKinds
 from kubectl_machinepool.kube.interruptible import Timeouts, timeouts
+from kubectl_machinepool.kube.parallel import Pending
 from kubectl_machinepool.kube.pool import Answer, Headers
 from kubectl_machinepool.kube.resource import Resource
 from kubectl_machinepool.kube.serverclock import ServerClock
@@ -85,10 +86,11 @@ class Kube:
         self._answer_timeout = answer_timeout
         self.chunk_size = chunk_size
         self.kinds = ServedKinds(self)
-        # Workload clusters reached through this one, by Cluster and flags (workload.py), and
-        # every one made, closed with it.
+        # Workload clusters reached through this one, by Cluster and flags (workload.py), those
+        # being reached before a read needs them (warmstart.py), and every one made (adopt).
         self.workloads: dict[tuple[str, str, str | None, float | None], Kube] = {}
-        self.others: builtins.list[Kube] = []
+        self.warming: dict[tuple[str, str, str | None, float | None], Pending[Kube]] = {}
+        self._others: builtins.list[Kube] = []
         self._held = self._closed = False
         # The server's time as its answers' Date headers say: a restart's start is on it.
         self.server_clock = ServerClock()
@@ -107,9 +109,8 @@ class Kube:
     @contextmanager
     def kept(cls, access: AccessOptions) -> Iterator[Kube]:
         """One Kube for every connect(access) within, for a run that reads again and again (a
-        followed view): each read goes over the same connections, with what discovery found
-        and the workload clusters' connections; the reads' own `with` closes nothing, the end
-        of this one closes it."""
+        followed view): its reads share connections, discovery and workload clusters; their
+        own `with` closes nothing, the end of this one closes it."""
         kube = cls.connect(access)
         kube._held, _KEPT[access] = True, kube
         try:
@@ -131,10 +132,16 @@ class Kube:
         if self._held or self._closed:
             return
         self._closed = True
-        for other in self.others:
+        for other in self._others:
             other.close()
         self._transport.close()
         self._close_files()
+
+    def adopt(self, other: Kube) -> None:
+        """Close other with this one; at once if this one is closed (a read ended meanwhile)."""
+        self._others.append(other)
+        if self._closed:
+            other.close()
 
     def open_ahead(self, count: int) -> None:
         """Have count connections ready for the reads after the first request, those missing
@@ -147,8 +154,7 @@ class Kube:
 
     @property
     def timeout(self) -> float | None:
-        """Each request's timeout (--request-timeout); None: no limit on a whole request,
-        though each phase of one still has its bound."""
+        """Each request's timeout (--request-timeout); None: none (each phase has its bound)."""
         return self._timeout
 
     @property

@@ -26,6 +26,7 @@ from kubectl_machinepool.kube.resource import (
     NODES,
     SECRETS,
 )
+from kubectl_machinepool.kube.warmstart import pools_read
 from kubectl_machinepool.kube.workload import workload_nodes, workload_of
 from kubectl_machinepool.model.controllers import CORE_PROVIDER, PROVIDER_LABEL
 from kubectl_machinepool.model.poolname import POOL_NAME_LABEL
@@ -56,11 +57,6 @@ def _opened_ahead(kube: Kube, count: int) -> Reads:
     return Reads(kube)
 
 
-def _machine_pools(kube: Kube, namespace: str | None, selection: Selection) -> list[RawObject]:
-    pools = kube.machine_pools(namespace, selection.selector)
-    return [p for p in pools if selected(p, selection)]
-
-
 def read_pools(
     kube: Kube,
     namespace: str | None,
@@ -72,7 +68,9 @@ def read_pools(
     them the Nodes of their Clusters (one LIST each, for UP-TO-DATE and FINDINGS). Every pool in
     scope is kept, named or not, so that the Nodes of one left out are not taken for strays."""
     reads = _opened_ahead(kube, AHEAD + 1 if namespace is None else IN_A_NAMESPACE)
-    every = _machine_pools(kube, namespace, Selection(namespace, selector=selection.selector))
+    every = pools_read(
+        kube, namespace, selection, workload_kubeconfig, timeout, connections=1, selector=True
+    )
     pools = [p for p in every if selected(p, selection)]
     clusters = sorted({_cluster_of(p) for p in pools})
     nodes = [
@@ -225,7 +223,9 @@ def read_description(
     reads = _opened_ahead(kube, AHEAD)
     instances = Instances(reads, namespace)
     try:
-        every_pool = kube.machine_pools(namespace)
+        every_pool = pools_read(
+            kube, namespace, selection, workload_kubeconfig, timeout, connections=2 + diagnosis
+        )
     except MachinePoolError:
         reads.settle()  # the Machine LIST started beside it must not outlive the connection
         raise

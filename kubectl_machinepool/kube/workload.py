@@ -79,12 +79,14 @@ def workload_of(
     read once), kept by the management cluster's Kube and closed with it, so that each read
     of a followed view goes over the connections the one before opened."""
     key = (namespace, cluster, override, timeout)
+    if (warming := kube.warming.pop(key, None)) is not None:  # warmstart.py's
+        return kube.workloads.setdefault(key, warming.result())
     if (found := kube.workloads.get(key)) is not None:
         return found
     made = workload_kube(kube, namespace, cluster, override, timeout)
     kept = kube.workloads.setdefault(key, made)  # two reads of one Cluster: one is kept
     if kept is made:
-        kube.others.append(made)
+        kube.adopt(made)
     else:
         made.close()
     return kept
