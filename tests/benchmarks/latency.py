@@ -17,7 +17,9 @@ rounds, each in its own seeded order. --mbit limits the bandwidth too: both prox
 link of that rate each way (a VPN, an office uplink), at every RTT.
 
 Commands: the plugin's describe, list -A, diagnose, rollout status (-w=false, --stuck-after 24h:
-the grown pool's new generation is observed by no controller here), diff-metadata,
+the grown pool's new generation is observed by no controller here), diff-metadata (each a read
+made before, as the warm-up run made it: kube/warmstart.py remembers its Clusters), describe
+and list -A as first reads (a cache directory of their own),
 and list -A over --contexts contexts that all name the management proxy (a fleet: as many
 children at once as cores, its default, and with --parallel as many as contexts); clusterctl
 describe cluster (default grouping), and once per RTT with --show-machinesets --grouping=false
@@ -45,6 +47,7 @@ import argparse
 import base64
 import json
 import random
+import shlex
 import shutil
 import signal
 import sys
@@ -73,8 +76,9 @@ SHAPE = SHAPES["machines"]
 # Commands the plugin runs, and the rest, by the label --commands names them with.
 PLUGIN = (
     "describe", "list -A", "diagnose", "rollout status", "diff-metadata", "fleet list -A",
-    "fleet list -A --parallel",
+    "fleet list -A --parallel", "describe, first read", "list -A, first read",
 )  # fmt: skip
+
 OTHERS = (
     "clusterctl describe", "clusterctl --grouping=false", "kubectl get (same kinds)",
     "kubectl get nodes", "kubectl get machinepools -A", "floor",
@@ -141,6 +145,12 @@ def commands(setup: Setup, plugins: Path, work: Path) -> list[Command]:
     floor = Path(__file__).resolve().parent / "floor.py"
     contexts = ",".join(setup.contexts)
     fleet = ["--kubeconfig", str(setup.fleet_kubeconfig), "--contexts", contexts]
+    # A run with a cache directory of its own: no memory of earlier reads (kube/warmstart.py).
+    first = [
+        "sh",
+        "-c",
+        f'XDG_CACHE_HOME="$(mktemp -d -p {shlex.quote(str(work))})" exec "$0" "$@"',
+    ]
     return [
         Command("describe", [plugin, "describe", pool, *scope], pool),
         Command("list -A", [plugin, "list", "-A", "--kubeconfig", kc], pool),
@@ -148,6 +158,8 @@ def commands(setup: Setup, plugins: Path, work: Path) -> list[Command]:
         # Growing the pool made generation 2, which no controller here observes: not stuck.
         Command("rollout status", [plugin, "rollout", "status", pool, *scope, "-w=false", "--stuck-after", "24h"], pool),
         Command("diff-metadata", [plugin, "diff-metadata", pool, *scope], pool),
+        Command("describe, first read", [*first, plugin, "describe", pool, *scope], pool),
+        Command("list -A, first read", [*first, plugin, "list", "-A", "--kubeconfig", kc], pool),
         Command("fleet list -A", [plugin, "list", "-A", *fleet], pool),
         Command("fleet list -A --parallel", [plugin, "list", "-A", *fleet, "--parallel", str(len(setup.contexts))], pool),
         Command("clusterctl describe", cctl, CLUSTER),
