@@ -76,7 +76,7 @@ SHAPE = SHAPES["machines"]
 # Commands the plugin runs, and the rest, by the label --commands names them with.
 PLUGIN = (
     "describe", "list -A", "diagnose", "rollout status", "diff-metadata", "fleet list -A",
-    "fleet list -A --parallel", "describe, first read", "list -A, first read",
+    "fleet list -A --parallel", "describe (first read)", "list -A (first read)",
 )  # fmt: skip
 
 OTHERS = (
@@ -158,8 +158,8 @@ def commands(setup: Setup, plugins: Path, work: Path) -> list[Command]:
         # Growing the pool made generation 2, which no controller here observes: not stuck.
         Command("rollout status", [plugin, "rollout", "status", pool, *scope, "-w=false", "--stuck-after", "24h"], pool),
         Command("diff-metadata", [plugin, "diff-metadata", pool, *scope], pool),
-        Command("describe, first read", [*first, plugin, "describe", pool, *scope], pool),
-        Command("list -A, first read", [*first, plugin, "list", "-A", "--kubeconfig", kc], pool),
+        Command("describe (first read)", [*first, plugin, "describe", pool, *scope], pool),
+        Command("list -A (first read)", [*first, plugin, "list", "-A", "--kubeconfig", kc], pool),
         Command("fleet list -A", [plugin, "list", "-A", *fleet], pool),
         Command("fleet list -A --parallel", [plugin, "list", "-A", *fleet, "--parallel", str(len(setup.contexts))], pool),
         Command("clusterctl describe", cctl, CLUSTER),
