@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of, ref_group, version_of
+from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
 from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
 from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube.client import Kube
+from kubectl_machinepool.kube.clusterreads import clusters_ahead, in_scope_key, read_clusters
 from kubectl_machinepool.kube.instancereads import Instances, machine_kinds
 from kubectl_machinepool.kube.owners import OwnerReads
 from kubectl_machinepool.kube.parallel import MAX_PARALLEL, Pending
@@ -133,47 +134,6 @@ def _pool_event(obj: RawObject) -> RawObject | None:
     return None if kind in _EVENT_KINDS_SKIPPED else obj
 
 
-def _in_scope(
-    cluster: RawObject, in_scope: frozenset[tuple[str, str]], named: str | None
-) -> tuple[str, str] | None:
-    """The Cluster's key when a pool in scope names it or it was asked for by name."""
-    key = (cluster["metadata"].get("namespace", ""), cluster["metadata"].get("name"))
-    return key if key in in_scope or key[1] == named else None
-
-
-def _read_clusters(
-    reads: Reads,
-    namespace: str | None,
-    in_scope: frozenset[tuple[str, str]],
-    named: str | None,
-    *,
-    diagnosis: bool,
-) -> tuple[Outcome, list[Outcome]]:
-    """The Clusters, and for a diagnosis then their control planes (version skew), in one
-    thread: read after the caller's imports, the control planes came last."""
-    why = "Clusters show as not readable"
-    clusters = reads.listed(reads.kube.capi_resource("Cluster"), namespace, why)
-    if not diagnosis:
-        return clusters, []
-    refs = _control_plane_refs([c for c in clusters.objects if _in_scope(c, in_scope, named)])
-    consequence = "version skew is not checked"
-    return clusters, [
-        reads.now(group, kind, namespace, consequence, version=version)
-        for (group, kind), version in sorted(refs.items())
-    ]
-
-
-def _control_plane_refs(clusters: list[RawObject]) -> dict[tuple[str, str], str | None]:
-    kinds: dict[tuple[str, str], str | None] = {}
-    for cluster in clusters:
-        ref = dig(cluster, "spec", "controlPlaneRef")
-        kind = text(dig(ref, "kind"))
-        if kind:
-            version = version_of(text(dig(ref, "apiVersion")) or "") or None
-            kinds.setdefault((ref_group(ref), kind), version)
-    return kinds
-
-
 _CHECKS = "MachineHealthChecks are not shown or judged"
 
 
@@ -221,6 +181,7 @@ def read_description(
     selected pools and their infra pools from outside (kube/owners.py), read beside the rest.
     """
     reads = _opened_ahead(kube, AHEAD)
+    early_clusters = clusters_ahead(reads, namespace)
     instances = Instances(reads, namespace)
     try:
         every_pool = pools_read(
@@ -256,11 +217,13 @@ def read_description(
     # name pools that went (orphans), and saying so is the point of asking.
     named = selection.cluster if not (selection.names or selection.selector) else None
     in_scope = frozenset(clusters)  # the Clusters the pools name, before any asked for by name
-    cluster_read = None
-    if pools or named:
-        cluster_read = reads.spawn(
-            partial(_read_clusters, reads, namespace, in_scope, named, diagnosis=diagnosis)
+    cluster_read = (
+        reads.spawn(
+            partial(read_clusters, reads, early_clusters, in_scope, named, diagnosis=diagnosis)
         )
+        if pools or named
+        else None
+    )
     infra_refs = template_refs(pools, "infrastructureRef")
     instances.start(infra_refs)
     # The bootstrap configs, and the Events about the pools' objects (as describe shows them);
@@ -286,7 +249,7 @@ def read_description(
     if cluster_read is not None:
         read, control_planes = cluster_read.result()
         for obj in reads.record(read):
-            if (key := _in_scope(obj, in_scope, named)) is not None:
+            if (key := in_scope_key(obj, in_scope, named)) is not None:
                 cluster_objects.append(obj)
                 clusters.add(key)
     for key in sorted(clusters - workloads.keys()):

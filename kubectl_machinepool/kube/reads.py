@@ -82,9 +82,10 @@ class Reads:
         self.extra_notes: list[str] = []
         self._started: list[Pending[Any]] = []
 
-    def spawn(self, call: Callable[[], T]) -> Pending[T]:
-        """A read in its own thread, waited for by settle() if nobody takes it."""
-        pending = Pending(call)
+    def spawn(self, call: Callable[[], T], *, slot: bool = True) -> Pending[T]:
+        """A read in its own thread, waited for by settle() if nobody takes it; slot=False
+        for one that another read waits for (parallel.Pending)."""
+        pending = Pending(call, slot=slot)
         self._started.append(pending)
         return pending
 
