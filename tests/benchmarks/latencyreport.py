@@ -100,15 +100,16 @@ def print_size(n: int, found: dict[int, Samples], args: argparse.Namespace) -> N
     rtt = args.reference_rtt
     at, zero = found[rtt], found[0]
     print(f"\n## N={n}: at RTT {rtt} ms, per server (management / workload)\n")
-    print("| command | depth | round trips paid | requests | KiB received | connections | of them opened late | TLS handshakes |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print("| command | depth | deepest flight | round trips paid | requests | KiB received | connections | of them opened late | TLS handshakes |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for label in labels:
         samples = at[label]
         paid = (_median(samples) - _median(zero[label])) / (rtt / 1000) if rtt else 0.0
         fleet = label.startswith("fleet")  # processes that wait on none of each other's answers
         depth = _spread([s.proxied.depth for s in samples]) if rtt and not fleet else "-"
         print(
-            f"| {label} | {depth} | {paid:.1f} | {_requests(samples)} | {_kib(samples)} | "
+            f"| {label} | {depth} | {_per_server(samples, 'deepest') if depth != '-' else '-'} | "
+            f"{paid:.1f} | {_requests(samples)} | {_kib(samples)} | "
             f"{_per_server(samples, 'connections')} | {_per_server(samples, 'late')} | "
             f"{_handshakes(samples)} |"
         )
