@@ -52,12 +52,6 @@ AHEAD = MAX_PARALLEL - 2
 IN_A_NAMESPACE = 1
 
 
-def _opened_ahead(kube: Kube, count: int) -> Reads:
-    """A read plan's reads, with count connections opened for them beside its first LISTs."""
-    kube.open_ahead(count)
-    return Reads(kube)
-
-
 def read_pools(
     kube: Kube,
     namespace: str | None,
@@ -68,9 +62,16 @@ def read_pools(
     """For `list`: the MachinePools in scope, the infra pools of those selected, and beside
     them the Nodes of their Clusters (one LIST each, for UP-TO-DATE and FINDINGS). Every pool in
     scope is kept, named or not, so that the Nodes of one left out are not taken for strays."""
-    reads = _opened_ahead(kube, AHEAD + 1 if namespace is None else IN_A_NAMESPACE)
+    reads = Reads(kube)
     every = pools_read(
-        kube, namespace, selection, workload_kubeconfig, timeout, connections=1, selector=True
+        kube,
+        namespace,
+        selection,
+        workload_kubeconfig,
+        timeout,
+        ahead=AHEAD + 1 if namespace is None else IN_A_NAMESPACE,
+        connections=1,
+        selector=True,
     )
     pools = [p for p in every if selected(p, selection)]
     clusters = sorted({_cluster_of(p) for p in pools})
@@ -180,12 +181,19 @@ def read_description(
     are kept, not only their states. owners (a write's plan): the objects that apply the
     selected pools and their infra pools from outside (kube/owners.py), read beside the rest.
     """
-    reads = _opened_ahead(kube, AHEAD)
+    reads = Reads(kube)
     early_clusters = clusters_ahead(reads, namespace)
     instances = Instances(reads, namespace)
     try:
+        # The Clusters LIST's connection is free again by the time the pools are in.
         every_pool = pools_read(
-            kube, namespace, selection, workload_kubeconfig, timeout, connections=2 + diagnosis
+            kube,
+            namespace,
+            selection,
+            workload_kubeconfig,
+            timeout,
+            ahead=AHEAD - 1,
+            connections=2 + diagnosis,
         )
     except MachinePoolError:
         reads.settle()  # the Machine LIST started beside it must not outlive the connection

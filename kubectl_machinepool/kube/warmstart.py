@@ -58,20 +58,24 @@ def pools_read(
     override: str | None,
     timeout: float | None,
     *,
+    ahead: int,
     connections: int,
     selector: bool = False,
 ) -> list[RawObject]:
-    """Every MachinePool in scope (by selection's label selector too, if selector), with the
-    Clusters this scope's pools named last time reached beside their LIST (connections TCP
-    connections each); then those the selected pools name now, remembered for the next read.
-    --workload-kubeconfig reads no Secret: none is started."""
+    """Every MachinePool in scope (by selection's label selector too, if selector), with ahead
+    connections opened beside their LIST for the reads after it (kube.open_ahead), and the
+    Clusters this scope's pools named last time reached beside it (their Secret GETs on
+    connections of their own, so as many fewer are opened ahead; connections TCP connections
+    to each one's server); then those the selected pools name now, remembered for the next
+    read. --workload-kubeconfig reads no Secret: none is started."""
     label_selector = selection.selector if selector else None
     memory = _Memory(kube)
     scope = json.dumps([namespace, sorted(selection.names), selection.selector, selection.cluster])
     remembered = memory.scopes.get(scope, []) if override is None else []
     named = {(namespace, selection.cluster)} if namespace and selection.cluster else set()
-    if override is None:
-        _warm(kube, memory, sorted({*remembered, *_names(named)}), timeout, connections)
+    guessed = sorted({*remembered, *_names(named)}) if override is None else []
+    kube.open_ahead(max(ahead - len(guessed), 0))
+    _warm(kube, memory, guessed, timeout, connections)
     pools = [
         p
         for p in kube.machine_pools(namespace, label_selector)
