@@ -1,6 +1,6 @@
 """The Clusters a scope's pools named last time, reached beside the next read's MachinePool LIST
 (kube/warmstart.py): against the real API server behind the delay proxy, the second describe's
-chain through the workload cluster is a round trip shorter, and what it shows is the same; a
+chain through the workload cluster is two round trips shorter, and what it shows is the same; a
 wrong or hostile memory changes nothing shown."""
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from support.delayproxy import Proxies
 from support.objects import list_scenario
 from support.run import run_cli
 
-# Long enough that no pause of a busy machine reorders what waits on what.
-RTT = 0.5
+# Long enough that no pause of a busy machine reorders what waits on what: a flight that does
+# not wait on an answer has a second to leave before the next answers come.
+RTT = 1.0
 
 
 @dataclass(frozen=True)
