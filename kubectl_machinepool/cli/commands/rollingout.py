@@ -1,17 +1,27 @@
-"""A followed rollout on the command line (rollout status, upgrade): kubectl's lines, each pool's
-printed again only when it changed, and kubectl's exit 1 when one is stuck or time ran out."""
+"""A followed rollout on the command line (rollout status, upgrade, rollout undo): kubectl's lines,
+each pool's printed again only when it changed, and kubectl's exit 1 when one is stuck or time
+ran out; a write that starts a rollout, carried out and then followed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from kubectl_machinepool.app.options import Source
+from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.cli.commands import confirming, poolwrites
 from kubectl_machinepool.cli.environment import Environment
+from kubectl_machinepool.kube.access import AccessOptions
+from kubectl_machinepool.render.color import ColorMode
 
 if TYPE_CHECKING:
+    from kubectl_machinepool.app.carrying import Callbacks
+    from kubectl_machinepool.app.planning import Ground
     from kubectl_machinepool.app.rolloutstatus import End
     from kubectl_machinepool.diagnostics.rollouts import Report
 
@@ -78,3 +88,56 @@ def fail(report: Report, end: End) -> None:
             "timed out waiting for the condition",
             hint="raise --timeout, or see `kubectl machinepool diagnose` for what holds it",
         )
+
+
+@dataclass(frozen=True)
+class WriteFlags:
+    """The flags of a write that starts a rollout: -f, --dry-run, --yes, --wait, --timeout,
+    --stuck-after and --color."""
+
+    source: Source
+    dry_run: str
+    yes: bool
+    wait: bool
+    timeout: str
+    stuck_after: str
+    color: ColorMode
+
+
+def write_and_follow(
+    env: Environment,
+    access: AccessOptions,
+    command: str,
+    flags: WriteFlags,
+    *,
+    names: tuple[str, ...],
+    plan: Callable[[Ground, str | None, Callbacks], Sequence[Any]],
+    render: Callable[..., str],
+    nothing: str,
+) -> None:
+    """A write that starts a rollout (upgrade, rollout undo): its plans shown, confirmed unless
+    --yes and carried out by the write engine, then followed as rollout status follows it."""
+    from kubectl_machinepool.app import planning, upgrading
+    from kubectl_machinepool.app.carrying import DryRun
+
+    follow_for = parse_duration(flags.timeout, "--timeout")
+    window = timedelta(seconds=parse_duration(flags.stuck_after, "--stuck-after") or 0)
+    ui = confirming.callbacks(env, flags.yes)
+    carry = upgrading.Carry(DryRun(flags.dry_run), flags.wait, follow_for, window)
+    outcome = poolwrites.plan_and_carry(
+        env,
+        access,
+        command,
+        source=flags.source,
+        dry_run=flags.dry_run,
+        plan=lambda ground, ns: plan(ground, ns, ui),
+        render=render,
+        painted=env.color(flags.color),
+        nothing=nothing,
+        carry=lambda kube, plans: planning.carry_out(kube, plans, carry.dry_run, ui),
+        preview=planning.preview,
+    )
+    if outcome is None or carry.dry_run is not DryRun.NONE or not flags.wait:
+        return
+    end, report = upgrading.follow_rollout(access, names, carry, ui, Shown(env, text=True))
+    fail(report, end)

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import click
 
 from kubectl_machinepool.app.options import Source
-from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import (
     CONTEXT_SETTINGS,
     confirming,
     flags,
     poolnames,
-    poolwrites,
     rollingout,
 )
 from kubectl_machinepool.cli.environment import Environment
@@ -92,9 +88,8 @@ def undo_command(
       kubectl machinepool rollout undo vmss-workers -n capi-prod
       kubectl machinepool rollout undo vmss-workers -n capi-prod --to-revision 2 --dry-run=server
     """
-    from kubectl_machinepool.app import planning, undoing, upgrading
-    from kubectl_machinepool.app.carrying import DryRun, refuse
-    from kubectl_machinepool.cli.commands.rollingout import Shown, fail
+    from kubectl_machinepool.app import undoing
+    from kubectl_machinepool.app.carrying import refuse
     from kubectl_machinepool.plans.undo import UndoRequest
     from kubectl_machinepool.render.undoplan import render_plan
 
@@ -105,31 +100,18 @@ def undo_command(
                 "to (rollout history -f reads its revisions)"
             ]
         )
-    names = (pool,)
     request = UndoRequest(to_revision, force)
-    follow_for = parse_duration(timeout, "--timeout")
-    window = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
-    ui = confirming.callbacks(env, yes)
-    carry = upgrading.Carry(DryRun(dry_run), wait, follow_for, window)
-
-    outcome = poolwrites.plan_and_carry(
+    rollingout.write_and_follow(
         env,
         access,
         "rollout undo",
-        source=source,
-        dry_run=dry_run,
-        plan=lambda ground, ns: undoing.plans_for(
+        rollingout.WriteFlags(source, dry_run, yes, wait, timeout, stuck_after, color),
+        names=(pool,),
+        plan=lambda ground, ns, ui: undoing.plans_for(
             ground,
-            undoing.Undo(names, ns, request, follow=wait, ignore_owner=ignore_owner),
+            undoing.Undo((pool,), ns, request, follow=wait, ignore_owner=ignore_owner),
             ui=ui,
         ),
         render=render_plan,
-        painted=env.color(color),
         nothing=f"no field of {pool} to put back",
-        carry=lambda kube, plans: planning.carry_out(kube, plans, carry.dry_run, ui),
-        preview=planning.preview,
     )
-    if outcome is None or carry.dry_run is not DryRun.NONE or not wait:
-        return
-    end, report = upgrading.follow_rollout(access, names, carry, ui, Shown(env, text=True))
-    fail(report, end)

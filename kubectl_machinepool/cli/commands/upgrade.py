@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import click
 
 from kubectl_machinepool.app.options import Source
-from kubectl_machinepool.base.durations import parse_duration
 from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.base.kubeversion import version as parse_version
 from kubectl_machinepool.cli import suggest
@@ -16,7 +13,6 @@ from kubectl_machinepool.cli.commands import (
     confirming,
     flags,
     poolnames,
-    poolwrites,
     rollingout,
 )
 from kubectl_machinepool.cli.environment import Environment
@@ -121,37 +117,23 @@ def upgrade_command(
       kubectl machinepool upgrade eks-default -n capi-prod --version v1.34.1 --dry-run=server
       kubectl machinepool upgrade vmss-workers --version v1.34.1 -f export/ --dry-run=client
     """
-    from kubectl_machinepool.app import planning, upgrading
-    from kubectl_machinepool.app.carrying import DryRun
-    from kubectl_machinepool.cli.commands.rollingout import Shown, fail
+    from kubectl_machinepool.app import upgrading
     from kubectl_machinepool.plans.upgrade import UpgradeRequest
     from kubectl_machinepool.plans.upgradesets import parse_sets
     from kubectl_machinepool.render.upgradeplan import render_plan
 
     request = UpgradeRequest(_version(version), parse_sets(sets), force)
-    follow_for = parse_duration(timeout, "--timeout")
-    window = timedelta(seconds=parse_duration(stuck_after, "--stuck-after") or 0)
-    ui = confirming.callbacks(env, yes)
-    carry = upgrading.Carry(DryRun(dry_run), wait, follow_for, window)
-
-    outcome = poolwrites.plan_and_carry(
+    rollingout.write_and_follow(
         env,
         access,
         "upgrade",
-        source=source,
-        dry_run=dry_run,
-        plan=lambda ground, ns: upgrading.plans_for(
+        rollingout.WriteFlags(source, dry_run, yes, wait, timeout, stuck_after, color),
+        names=names,
+        plan=lambda ground, ns, ui: upgrading.plans_for(
             ground,
             upgrading.Upgrade(names, ns, request, follow=wait, ignore_owner=ignore_owner),
             ui=ui,
         ),
         render=render_plan,
-        painted=env.color(color),
         nothing=f"{', '.join(names)} already at {request.version}",
-        carry=lambda kube, plans: planning.carry_out(kube, plans, carry.dry_run, ui),
-        preview=planning.preview,
     )
-    if outcome is None or carry.dry_run is not DryRun.NONE or not wait:
-        return
-    end, report = upgrading.follow_rollout(access, names, carry, ui, Shown(env, text=True))
-    fail(report, end)
