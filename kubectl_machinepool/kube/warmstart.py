@@ -87,7 +87,8 @@ def pools_read(
             for p in pools
             if selected(p, selection)
         )
-        _warm(kube, memory, found, timeout, 0)
+        if len(found) <= MAX_REMEMBERED:  # more: each read's own slot bounds how many at once
+            _warm(kube, memory, found, timeout, 0)
         if found != remembered:
             memory.remember(scopes={scope: found if len(found) <= MAX_REMEMBERED else []})
     return pools
