@@ -163,19 +163,22 @@ def machines_out_of_step(rule: Rule, pool: PoolDescription, ctx: Context) -> Ite
     ]
     lost = [m.object.name for m in orphaned if _infrastructure_lost(m)]
     without_infra = [m.object.name for m in orphaned if m.object.name not in lost and old(m.object)]
-    parts = []
+    grace = human_duration(ctx.thresholds.scaling)
+    messages = []
     if without_machine:
-        parts.append(
+        messages.append(
             f"{names(without_machine)} {'has' if len(without_machine) == 1 else 'have'} no "
-            f"Machine (an unlabelled or unreconciled {kind})"
+            f"Machine (an unlabelled or unreconciled {kind}), for longer than {grace}: infra "
+            "machines lack the cluster-name/pool-name labels, or Machine creation is failing"
         )
     if without_infra:
-        parts.append(f"Machines {names(without_infra)} have no {kind}")
-    messages = []
-    if parts:
+        # Seen with the real v1.14 controllers: during a scale-in the MachinePool controller
+        # can make a Machine again from a cached infra machine that is already gone, and
+        # nothing in core deletes a MachinePool Machine whose infra machine never appears.
         messages.append(
-            "; ".join(parts) + f", for longer than {human_duration(ctx.thresholds.scaling)}: "
-            "infra machines lack the cluster-name/pool-name labels, or Machine creation is failing"
+            f"Machines {names(without_infra)} have no {kind}, for longer than {grace}: core "
+            f"made them for a {kind} that was going away (a scale-in) or was deleted by hand, "
+            "and never deletes them; delete the Machines"
         )
     if lost:
         messages.append(
@@ -347,8 +350,10 @@ RULES = [
         "(or a listed providerID with a Node) has no Machine, or a Machine has no infra machine "
         "(both kinds readable); at once for a Machine whose infra machine was deleted after "
         "provisioning (InfrastructureReady False, ObjectDeleted)",
-        "Infra machines lack the cluster-name/pool-name labels, or the controller fails to create Machines.",
-        "Check the infra machines' labels and the capi-controller-manager logs.",
+        "Infra machines lack the cluster-name/pool-name labels, or the controller fails to create "
+        "Machines; a Machine without an infra machine was made for one going away and stays.",
+        "Check the infra machines' labels and the capi-controller-manager logs; delete a Machine "
+        "whose infra machine is gone.",
         (CAPI + "13066", CAPI + "11392"),
         machines_out_of_step,
         needs_reconcile=True,

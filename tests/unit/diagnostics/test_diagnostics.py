@@ -715,6 +715,17 @@ def test_a_machine_whose_infra_machine_was_deleted_is_reported_at_once(by_condit
     assert "delete the Machine" in finding.message
 
 
+def test_a_machine_made_for_a_vanished_infra_machine_is_told_to_be_deleted(run) -> None:
+    """The real v1.14 controllers leave such a Machine after a scale-in; core never removes it,
+    so the hint is deleting it, not the labels that explain the opposite case."""
+    found = run("azure-vmss", without("AzureMachinePoolMachine", "vmss-workers-1"))
+    [finding] = [f for f in found if f.code == "MP1601"]
+    assert finding.instances == ("vmss-workers-1",)
+    assert "Machines vmss-workers-1 have no AzureMachinePoolMachine" in finding.message
+    assert "delete the Machines" in finding.message
+    assert "labels" not in finding.message
+
+
 def test_stuck_scaling_up_names_the_missing_provider_ids_and_the_upstream_issue(run) -> None:
     [finding] = [f for f in run("aws-asg") if f.code == "MP0101"]
     assert "kubernetes-sigs/cluster-api#10541" in finding.refs
