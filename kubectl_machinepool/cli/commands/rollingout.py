@@ -43,6 +43,17 @@ def follow_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def write_follow_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--wait/--no-wait beside follow_options: a write that follows the rollout it starts
+    (write_and_follow)."""
+    return click.option(
+        "--wait/--no-wait",
+        default=True,
+        show_default=True,
+        help="Follow the rollout the writes start, as rollout status does",
+    )(follow_options(command))
+
+
 class RolloutFailed(MachinePoolError):
     """Stuck, or --timeout passed: kubectl rollout status's exit 1."""
 

@@ -35,13 +35,7 @@ from kubectl_machinepool.render.color import ColorMode
     "bounds (never over a change made from outside)",
 )
 @confirming.write_options
-@click.option(
-    "--wait/--no-wait",
-    default=True,
-    show_default=True,
-    help="Follow the rollout the writes start, as rollout status does",
-)
-@rollingout.follow_options
+@rollingout.write_follow_options
 @flags.source
 @flags.color
 @flags.access

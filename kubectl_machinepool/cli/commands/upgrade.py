@@ -56,13 +56,7 @@ def _version(value: str) -> str:
     help="Go ahead although a pool is paused, deleting, or rolling (or not known to be done)",
 )
 @confirming.write_options
-@click.option(
-    "--wait/--no-wait",
-    default=True,
-    show_default=True,
-    help="Follow the rollout the writes start, as rollout status does",
-)
-@rollingout.follow_options
+@rollingout.write_follow_options
 @flags.source
 @flags.color
 @flags.access
