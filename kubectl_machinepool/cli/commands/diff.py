@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import OutputOptions
@@ -41,7 +40,7 @@ from kubectl_machinepool.kube.access import AccessOptions
     help="Exit 0 no change, 1 changes that do not roll, 2 changes that roll (or may), 3 refused",
 )
 @flags.workload_kubeconfig
-@flags.access
+@flags.access_named
 @flags.output(["text", "json", "yaml"])
 @flags.pass_env
 def diff_command(
@@ -77,11 +76,6 @@ def diff_command(
       # a CI gate on a pull request, without cluster access
       kubectl machinepool diff -f manifests/ --against export.tar.gz --exit-code
     """
-    if access.all_namespaces or access.selector:
-        raise UsageError(
-            "diff takes the objects the manifests name: -A and -l do not apply",
-            hint="give the namespace with -n, as kubectl diff does",
-        )
     from kubectl_machinepool.app.diffing import DiffAsked, diff
     from kubectl_machinepool.render.color import Palette
     from kubectl_machinepool.render.diff import diff_document, render_diff

@@ -13,7 +13,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from click.shell_completion import CompletionItem
 
 from kubectl_machinepool.app.options import PoolScope, RuleOptions, Source
 from kubectl_machinepool.base.durations import parse_duration
@@ -21,6 +20,7 @@ from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli.commands import poolnames
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.cli.options import FleetOptions, ListOptions, OutputOptions, parse_now
+from kubectl_machinepool.cli.outputformat import OutputFormat
 from kubectl_machinepool.cli.suggest import cluster_names, context_values, namespace_names
 from kubectl_machinepool.kube.access import CHUNK_SIZE, AccessOptions
 
@@ -84,56 +84,66 @@ def _access(
     )
 
 
-access = group(
+_CONNECTION = [
+    click.option(
+        "--kubeconfig",
+        type=click.Path(dir_okay=False),
+        metavar="FILE",
+        help="Path to the kubeconfig file to use",
+    ),
+    click.option(
+        "--context",
+        metavar="NAME",
+        shell_complete=context_values,
+        help="The kubeconfig context to use",
+    ),
+    click.option(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        shell_complete=namespace_names,
+        help="The namespace (default: the context's)",
+    ),
+]
+_ACROSS = [
+    click.option(
+        "-A", "--all-namespaces", is_flag=True, help="Read MachinePools in every namespace"
+    ),
+    click.option(
+        "-l",
+        "--selector",
+        metavar="SELECTOR",
+        help="Label selector on MachinePools, e.g. env=prod",
+    ),
+]
+_LIMITS = [
+    click.option(
+        "--request-timeout",
+        default="0",
+        show_default=True,
+        metavar="DURATION",
+        help="The longest one server request may take (e.g. 5s, 1m); 0: no limit, though "
+        "connecting and the TLS handshake still give up after 10s and a silent server "
+        "after 90s",
+    ),
+    click.option(
+        "--chunk-size",
+        type=click.IntRange(min=0),
+        default=CHUNK_SIZE,
+        show_default=True,
+        metavar="N",
+        help="Read large lists in pages of N objects; 0 reads each list at once",
+    ),
+]
+
+# Reads: the connection, which pools (-A, -l), and the request limits.
+access = group("access", [*_CONNECTION, *_ACROSS, *_LIMITS], _access)
+# Commands that act on named objects in one namespace (writes, history, diff) do not offer -A
+# and -l at all, rather than offering them in --help and then refusing or ignoring them.
+access_named = group(
     "access",
-    [
-        click.option(
-            "--kubeconfig",
-            type=click.Path(dir_okay=False),
-            metavar="FILE",
-            help="Path to the kubeconfig file to use",
-        ),
-        click.option(
-            "--context",
-            metavar="NAME",
-            shell_complete=context_values,
-            help="The kubeconfig context to use",
-        ),
-        click.option(
-            "-n",
-            "--namespace",
-            metavar="NS",
-            shell_complete=namespace_names,
-            help="The namespace (default: the context's)",
-        ),
-        click.option(
-            "-A", "--all-namespaces", is_flag=True, help="Read MachinePools in every namespace"
-        ),
-        click.option(
-            "-l",
-            "--selector",
-            metavar="SELECTOR",
-            help="Label selector on MachinePools, e.g. env=prod",
-        ),
-        click.option(
-            "--request-timeout",
-            default="0",
-            show_default=True,
-            metavar="DURATION",
-            help="The longest one server request may take (e.g. 5s, 1m); 0: no limit, though "
-            "connecting and the TLS handshake still give up after 10s and a silent server "
-            "after 90s",
-        ),
-        click.option(
-            "--chunk-size",
-            type=click.IntRange(min=0),
-            default=CHUNK_SIZE,
-            show_default=True,
-            metavar="N",
-            help="Read large lists in pages of N objects; 0 reads each list at once",
-        ),
-    ],
-    _access,
+    [*_CONNECTION, *_LIMITS],
+    functools.partial(_access, all_namespaces=False, selector=None),
 )
 
 color = click.option(
@@ -143,41 +153,6 @@ color = click.option(
     show_default=True,
     help="Colour output; auto colours a terminal unless NO_COLOR is set",
 )
-
-
-class OutputFormat(click.ParamType[str, Any]):
-    """-o as kubectl reads it: a format's name, or a template format with its template after
-    `=` (jsonpath=TEMPLATE). A TAB offers the names, `jsonpath=` and `custom-columns=`."""
-
-    name = "format"
-
-    def __init__(self, formats: Sequence[str], templates: Mapping[str, str]) -> None:
-        self.formats = list(formats)
-        self.templates = dict(templates)
-        self.spelled = [*self.formats, *(f"{t}={what}" for t, what in self.templates.items())]
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:  # noqa: ARG002
-        return "FORMAT"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        text = str(value)
-        name, _, template = text.partition("=")
-        if name in self.templates and not template:
-            if name.startswith("custom-columns"):
-                self.fail(f"{name} format specified but no custom columns given", param, ctx)
-            self.fail("template format specified but no template given", param, ctx)
-        if name not in self.templates and text not in self.formats:
-            self.fail(f"{text!r} is not one of {', '.join(self.spelled)}", param, ctx)
-        return text
-
-    def shell_complete(
-        self,
-        ctx: click.Context,  # noqa: ARG002
-        param: click.Parameter,  # noqa: ARG002
-        incomplete: str,
-    ) -> list[CompletionItem]:
-        offered = [*self.formats, *(f"{t}=" for t in self.templates if not t.endswith("-file"))]
-        return [CompletionItem(value) for value in offered if value.startswith(incomplete)]
 
 
 def _output(format: str, no_headers: bool, color: ColorMode) -> OutputOptions:

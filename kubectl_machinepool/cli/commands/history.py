@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from kubectl_machinepool.app.options import Source
-from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli import suggest
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS, flags, poolnames
 from kubectl_machinepool.cli.environment import Environment
@@ -23,7 +22,7 @@ from kubectl_machinepool.kube.access import AccessOptions
     help="Show this revision's fields in full",
 )
 @flags.source
-@flags.access
+@flags.access_named
 @flags.output(["table", "json", "yaml"])
 @flags.pass_env
 def history_command(
@@ -61,11 +60,6 @@ def history_command(
     )
     from kubectl_machinepool.render.structured import write_document
 
-    if access.all_namespaces or access.selector:
-        raise UsageError(
-            "rollout history reads one pool by name: -A and -l are not taken",
-            hint="use -n NAMESPACE",
-        )
     if source.filenames:
         found = history.from_dump(source, access.namespace, pool, env.stdin)
     else:

@@ -22,7 +22,7 @@ from kubectl_machinepool.render.color import ColorMode
 
 def _options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = flags.pass_env(command)
-    command = flags.access(command)
+    command = flags.access_named(command)
     command = flags.color(command)
     command = flags.source(command)
     command = confirming.write_options(command)

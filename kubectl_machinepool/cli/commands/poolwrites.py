@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from kubectl_machinepool.app.options import Source
-from kubectl_machinepool.base.errors import UsageError
 from kubectl_machinepool.cli.commands import confirming
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
@@ -49,11 +48,6 @@ def plan_and_carry(
     from kubectl_machinepool.app.planning import Dump, Live
     from kubectl_machinepool.kube.client import Kube
     from kubectl_machinepool.render.color import Palette
-
-    if access.all_namespaces:
-        raise UsageError(
-            f"{command} acts in one namespace: -A is not taken", hint="use -n NAMESPACE"
-        )
 
     def show(plans: Sequence[P]) -> bool:
         for one in plans:

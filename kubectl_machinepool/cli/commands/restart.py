@@ -47,7 +47,7 @@ from kubectl_machinepool.render.color import ColorMode
 )
 @flags.source
 @flags.color
-@flags.access
+@flags.access_named
 @flags.pass_env
 def restart_command(
     env: Environment,

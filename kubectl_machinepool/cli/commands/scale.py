@@ -43,7 +43,7 @@ SIZES = click.IntRange(min=0, max=2**31 - 1)
 @confirming.write_options
 @flags.source
 @flags.color
-@flags.access
+@flags.access_named
 @flags.pass_env
 def scale_command(
     env: Environment,

@@ -38,7 +38,7 @@ from kubectl_machinepool.render.color import ColorMode
 @rollingout.write_follow_options
 @flags.source
 @flags.color
-@flags.access
+@flags.access_named
 @flags.pass_env
 def undo_command(
     env: Environment,

@@ -59,7 +59,7 @@ def _version(value: str) -> str:
 @rollingout.write_follow_options
 @flags.source
 @flags.color
-@flags.access
+@flags.access_named
 @flags.pass_env
 def upgrade_command(
     env: Environment,

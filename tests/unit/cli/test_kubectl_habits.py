@@ -322,3 +322,39 @@ def test_rollout_status_yaml_is_its_json(capsys) -> None:
     assert as_yaml.code == as_json.code
     assert yaml.safe_load(as_yaml.out) == json.loads(as_json.out)
     assert json.loads(as_json.out)
+
+
+# -- which commands take -A and -l ----------------------------------------------------------------
+
+NAMED_IN_ONE_NAMESPACE = {
+    "scale",
+    "upgrade",
+    "pause",
+    "resume",
+    "restart",
+    "undo",
+    "history",
+    "diff",
+}
+
+
+def test_a_command_on_named_pools_does_not_offer_a_selector_it_would_ignore() -> None:
+    """The writes once listed -A and -l in --help, refused -A and ignored -l: a plan for a pool
+    the selector did not select was shown and carried out."""
+    offering = {
+        command.name: {p.name for p in command.params} & {"all_namespaces", "selector"}
+        for command in every_command()
+    }
+    assert {name for name, flags in offering.items() if flags} >= {"list", "describe", "diagnose"}
+    for name in NAMED_IN_ONE_NAMESPACE:
+        assert offering[name] == set(), name
+
+
+@pytest.mark.parametrize("flag", [["-l", "env=prod"], ["--selector=env=prod"], ["-A"]])
+def test_a_selector_on_a_write_is_a_usage_error(capsys, flag: list[str]) -> None:
+    result = run_cli(
+        capsys, "scale", "asg-workers", "--replicas", "5", *flag, "-f", EXAMPLES, "--dry-run=client"
+    )
+    assert result.code == 2, result.out
+    assert result.err.startswith("error: unknown "), result.err
+    assert "patched" not in result.out

@@ -26,7 +26,7 @@ def test_a_dump_has_nothing_to_write_to(capsys, tmp_path, dry_run: str) -> None:
 def test_one_namespace(capsys) -> None:
     result = run_cli(capsys, "rollout", "undo", "vmss-workers", "-A", "--yes")
     assert result.code == 2
-    assert result.err.startswith("error: rollout undo acts in one namespace: -A is not taken")
+    assert result.err.startswith("error: unknown shorthand flag: 'A' in -A")
 
 
 def test_to_revision_completes_the_pool_s_revisions(capsys, tmp_path) -> None:
