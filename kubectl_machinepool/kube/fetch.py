@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from kubectl_machinepool.base.apiversion import CAPI_GROUP, group_of
-from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError
+from kubectl_machinepool.base.errors import MachinePoolError, NotFoundError, UnreachableError
 from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.clusterreads import clusters_ahead, in_scope_key, read_clusters
@@ -295,6 +295,8 @@ def _listed_pools(kube: Kube, namespace: str | None, selector: str | None) -> Ou
     why = "the infra pool kinds in use are not known"
     try:
         found = kube.machine_pools(namespace, selector)
+    except UnreachableError:
+        raise  # no server to ask: nothing `providers` could say is known
     except MachinePoolError as err:
         return Outcome(CAPI_GROUP, "MachinePool", why, [], err)
     return Outcome(CAPI_GROUP, "MachinePool", why, found)
@@ -316,10 +318,12 @@ def read_providers(kube: Kube, namespace: str | None, selector: str | None) -> S
         selector=PROVIDER_LABEL,
     )
     pools = reads.spawn(partial(_listed_pools, kube, namespace, selector))
-    listed = inventory.result()
-    objects = [] if isinstance(listed.error, NotFoundError) else reads.record(listed)
-    objects += reads.take([deployments, pools])
-    reads.settle()
+    try:
+        listed = inventory.result()
+        objects = [] if isinstance(listed.error, NotFoundError) else reads.record(listed)
+        objects += reads.take([deployments, pools])
+    finally:
+        reads.settle()
     return Snapshot.of(objects, reads.notes, unread=reads.unread, unread_notes=reads.unread_notes)
 
 
