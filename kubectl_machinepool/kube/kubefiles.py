@@ -24,17 +24,25 @@ def kubeconfig_files(flag: str | None, env: Mapping[str, str]) -> list[str]:
     """The files as strings: a cache key needs no more, and os.path spares a TAB pathlib."""
     if flag:
         path = os.path.expanduser(flag)
-        if not os.path.isfile(path):
+        if not _readable(path):
+            what = "is a directory" if os.path.isdir(path) else "does not exist"
             raise ConfigError(
-                f"kubeconfig file {flag} does not exist",
+                f"kubeconfig file {flag} {what}",
                 hint="pass an existing file to --kubeconfig, or drop the flag to use KUBECONFIG",
             )
         return [path]
     if env.get("KUBECONFIG"):
         listed = [os.path.expanduser(p) for p in env["KUBECONFIG"].split(os.pathsep) if p]
-        return [p for p in listed if os.path.isfile(p)]
+        return [p for p in listed if _readable(p)]
     home = os.path.join(os.path.expanduser(env.get("HOME", "~")), ".kube", "config")
-    return [home] if os.path.isfile(home) else []
+    return [home] if _readable(home) else []
+
+
+def _readable(path: str) -> bool:
+    """Not only a regular file: kubectl also reads `--kubeconfig <(vault read ...)`, a pipe,
+    and the user's own kubeconfig is theirs to point anywhere (unlike the files a
+    kubeconfig names, which connection.py reads only when regular)."""
+    return os.path.exists(path) and not os.path.isdir(path)
 
 
 def kubeconfig_paths(flag: str | None, env: Mapping[str, str]) -> list[Path]:

@@ -89,6 +89,25 @@ def test_kubeconfig_flag_beats_env(tmp_path: Path) -> None:
     assert load_connection(str(b), None, env_with(tmp_path, KUBECONFIG=str(a))).context == "ctx-b"
 
 
+@pytest.mark.parametrize("where", ["flag", "KUBECONFIG"])
+def test_a_kubeconfig_from_a_pipe_is_read_as_kubectl_reads_it(tmp_path: Path, where: str) -> None:
+    """`--kubeconfig <(vault read ...)` and KUBECONFIG=<(...) are /dev/fd/N, a pipe: once taken
+    for a file that does not exist (flag) or silently left out (KUBECONFIG)."""
+    text = kubeconfig(tmp_path / "a.yaml", {"piped": "https://piped:6443"}, "piped").read_text()
+    read, write = os.pipe()
+    os.write(write, text.encode())
+    os.close(write)
+    try:
+        pipe = f"/dev/fd/{read}"
+        if where == "flag":
+            conn = load_connection(pipe, None, env_with(tmp_path))
+        else:
+            conn = load_connection(None, None, env_with(tmp_path, KUBECONFIG=pipe))
+    finally:
+        os.close(read)
+    assert (conn.context, conn.server) == ("piped", "https://piped:6443")
+
+
 def test_default_home_kubeconfig(tmp_path: Path) -> None:
     (tmp_path / "home" / ".kube").mkdir(parents=True)
     kubeconfig(tmp_path / "home" / ".kube" / "config", {"home": "https://home:6443"}, "home")
