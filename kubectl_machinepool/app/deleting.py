@@ -29,7 +29,7 @@ from kubectl_machinepool.kube.deletefollow import follow
 from kubectl_machinepool.kube.workload import workload_kube
 from kubectl_machinepool.kube.writing import Outcome, apply_writes
 from kubectl_machinepool.model.description import Description, describe
-from kubectl_machinepool.model.selector import Selection
+from kubectl_machinepool.model.selector import asked_selection
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.plans.checks import access_check
 from kubectl_machinepool.plans.deletechecks import plan_deletion
@@ -154,7 +154,7 @@ def _readable(snapshot: Snapshot, target: Target) -> None:
 
 def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
     namespace, pool, now = asked.namespace, asked.pool, ground.now
-    selection = Selection(namespace, (pool,) if pool else (), selector=asked.selector)
+    selection = asked_selection(namespace, (pool,) if pool else (), selector=asked.selector)
     snapshot = ground.read(selection, asked.workload_kubeconfig, diagnosis=False)
     description = describe(snapshot, selection, now)
     if pool and not any(c.pools for c in description.clusters):

@@ -19,7 +19,7 @@ from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description
-from kubectl_machinepool.model.selector import Selection, selected
+from kubectl_machinepool.model.selector import asked_selection, selected
 from kubectl_machinepool.offline import bundlefiles, export
 
 
@@ -49,7 +49,7 @@ def export_pools(
     from kubectl_machinepool.diagnostics.rules import capi_version
 
     bundlefiles.check_target(path)
-    selection = Selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
+    selection = asked_selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
     with Kube.connect(access) as kube:
         namespace = access.scope(kube.connection.namespace)
         selection = replace(selection, namespace=namespace)

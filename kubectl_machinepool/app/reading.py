@@ -21,7 +21,7 @@ from kubectl_machinepool.kube.access import AccessOptions
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.fetch import read_description, read_pools, watched
 from kubectl_machinepool.kube.reads import template_refs
-from kubectl_machinepool.model.selector import Selection, selected
+from kubectl_machinepool.model.selector import Selection, asked_selection, selected
 from kubectl_machinepool.model.snapshot import Snapshot
 from kubectl_machinepool.offline.dump import load_dump
 
@@ -62,7 +62,7 @@ def load_description(
     on with, called while the reads run. judged: the caller's exit code is its verdict on the
     pools (diagnose --fail-on), so -f input that gives it no pool to judge is an error, as it
     is when a pool or a Cluster is named (without_pools, none_selected)."""
-    selection = Selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
+    selection = asked_selection(names=pools.names, cluster=pools.cluster, selector=access.selector)
     server_time = None
     if source.filenames:
         namespace = access.scope(None)
@@ -189,12 +189,12 @@ def load_pools(
     pools.names, when given), and what was selected. A dump is cut to what list reads live,
     so that it judges a dump as it would judge the cluster."""
     if source.filenames:
-        selection = Selection(access.scope(None), pools.names, selector=access.selector)
+        selection = asked_selection(access.scope(None), pools.names, selector=access.selector)
         dump = load_dump(source.filenames, stdin, now=source.now)
         dump = without_pools(dump, source.filenames, fatal=bool(pools.names))
         return list_kinds(dump, selection), selection
     with Kube.connect(access) as kube:
-        selection = Selection(
+        selection = asked_selection(
             access.scope(kube.connection.namespace), pools.names, selector=access.selector
         )
         override, timeout = pools.workload_kubeconfig, access.request_timeout

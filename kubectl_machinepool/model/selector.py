@@ -93,6 +93,23 @@ class Selection:
     selector: str | None = None
 
 
+def asked_selection(
+    namespace: str | None = None,
+    names: tuple[str, ...] = (),
+    cluster: str | None = None,
+    selector: str | None = None,
+) -> Selection:
+    """The selection a user's flags make, refused as kubectl refuses names beside -l: both
+    would AND, and a named pool the selector leaves out would be "not found" though it is
+    there."""
+    if names and selector:
+        raise UsageError(
+            "name cannot be provided when a selector is specified",
+            hint="give pool names or -l SELECTOR, not both",
+        )
+    return Selection(namespace, names, cluster, selector)
+
+
 def selected(raw: RawObject, selection: Selection) -> bool:
     """Whether a MachinePool is in the selection (namespace, names, cluster, label selector)."""
     meta = mapping(raw.get("metadata"))

@@ -298,3 +298,27 @@ def test_valid_values_are_taken_in_any_case(capsys: pytest.CaptureFixture[str]) 
     every = run_cli(capsys, "describe", "--show-conditions", "ALL", "-f", dump, "--now", NOW)
     assert every.code == 0
     assert every.out.count("MemoryPressure") == tree.out.count("MemoryPressure")
+
+
+NAMED_AND_SELECTED = [
+    ["list", "vmss-workers"],
+    ["describe", "vmss-workers"],
+    ["diagnose", "vmss-workers"],
+    ["events", "vmss-workers"],
+    ["diff-metadata", "vmss-workers"],
+    ["rollout", "status", "vmss-workers", "-w=false"],
+    ["fix", "vmss-workers"],
+    ["delete-machine", "vmss-workers-1", "--pool", "vmss-workers", "--dry-run=client"],
+]
+
+
+@pytest.mark.parametrize("args", NAMED_AND_SELECTED, ids=" ".join)
+def test_a_name_beside_a_selector_is_refused_as_kubectl_refuses_it(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    """Both once ANDed: `describe vmss-workers -l nomatch=1` said the pool that is there was
+    not found, and its hint named another pool."""
+    result = run_cli(capsys, *args, "-l", "nomatch=1", "-f", EXAMPLES, "--now", NOW)
+    assert result.code == 2, result.err
+    assert result.err.startswith("error: name cannot be provided when a selector is specified")
+    assert "not found" not in result.err
