@@ -151,6 +151,15 @@ def _minors(pool: PoolDescription, version: str) -> list[Check]:
     ref = pool.pool.infrastructure_ref
     provider = infra_pool(ref.api_group, ref.kind) if ref else None
     now, wanted = minor(pool.pool.version), minor(version)
+    if now is not None and wanted is not None and wanted[0] > now[0]:
+        # Counting minors stops at a major; a typo (v2.0.0 for v1.20.0) must not pass by it.
+        return [
+            Check(
+                Level.REFUSED,
+                f"{version} is a new major version over the pool's {pool.pool.version}: no "
+                "provider, kubeadm or managed service upgrades across majors",
+            )
+        ]
     if provider is None or now is None or wanted is None or wanted[0] != now[0]:
         return []
     skipped = wanted[1] - now[1]

@@ -95,6 +95,15 @@ def test_aks_refuses_a_skipped_minor_and_eks_says_it_steps() -> None:
     )
 
 
+@pytest.mark.parametrize("shape", ["aks-managed", "eks-managed", "aws-asg", "capd"])
+def test_a_new_major_is_refused_on_every_provider(shape: str) -> None:
+    """Counting minors stopped at a major: v2.0.0 (a typo of v1.20.0, say) passed where
+    v1.35.0 was refused for a skipped minor, and drew no warning on EKS."""
+    objects = objects_of(shape, "v1beta2")
+    [major] = [r for r in refused(checks(objects, "v2.0.0", force=True)) if "major" in r]
+    assert major.startswith("v2.0.0 is a new major version over the pool's v1.")
+
+
 def topology_owned(objects: list[Obj]) -> None:
     pool = find(objects, "MachinePool")
     pool["metadata"]["labels"]["topology.cluster.x-k8s.io/owned"] = ""
