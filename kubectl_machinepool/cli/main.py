@@ -189,7 +189,7 @@ def _run(argv: list[str] | None, env: Environment) -> object:
         err.show()  # the help itself
         code = err.exit_code
     except click.ClickException as err:
-        message, hint = _usage(err)
+        message, hint = _usage(err, sys.argv[1:] if argv is None else argv)
         click.echo(scrub(f"error: {message}"), err=True)
         if hint:
             click.echo(scrub(f"hint: {hint}"), err=True)
@@ -216,7 +216,24 @@ def _run(argv: list[str] | None, env: Environment) -> object:
     return code
 
 
-def _usage(err: click.ClickException) -> tuple[str, str | None]:
+def _command_path(args: list[str]) -> str:
+    """The subcommand args name, for the errors click raises before it has a context (an
+    option missing its value): the help to see is the subcommand's, not the root's."""
+    words: list[str] = [PROG]
+    command: click.Command = cli
+    for arg in args:
+        if not isinstance(command, click.Group):
+            break
+        if arg.startswith("-") or arg not in command.list_commands(ctx := click.Context(command)):
+            continue
+        found = command.get_command(ctx, arg)
+        if found is not None:
+            words.append(arg)
+            command = found
+    return " ".join(words)
+
+
+def _usage(err: click.ClickException, args: list[str]) -> tuple[str, str | None]:
     """click's own errors in this tool's words (kubectl's where it has them): the message,
     and a hint to the closest spelling or to the help."""
     if not isinstance(err, click.UsageError):
@@ -235,7 +252,8 @@ def _usage(err: click.ClickException) -> tuple[str, str | None]:
     elif isinstance(err, click.exceptions.NoSuchOption):
         message = f"unknown shorthand flag: {err.option_name[1:]!r} in {err.option_name}"
     else:
-        text = err.format_message().rstrip(".")
+        # click names an IntRange's type "integer range" where a number was not given at all.
+        text = err.format_message().rstrip(".").replace("a valid integer range", "an integer")
         message = text[:1].lower() + text[1:]
-    helped = f"see '{ctx.command_path if ctx else PROG} --help'"
+    helped = f"see '{ctx.command_path if ctx else _command_path(args)} --help'"
     return message, did_you_mean(near) or helped

@@ -289,6 +289,9 @@ HELP = "hint: see 'kubectl machinepool --help'"
         (["list", "-x"], ["error: unknown shorthand flag: 'x' in -x", "hint: see 'kubectl machinepool list --help'"]),
         (["scale", "vmss-workers"], ["error: missing option '--replicas'", "hint: see 'kubectl machinepool scale --help'"]),
         (["-n"], ["error: option '-n' requires an argument", HELP]),
+        (["scale", "p", "--replicas", "abc"], ["error: invalid value for '--replicas': 'abc' is not an integer", "hint: see 'kubectl machinepool scale --help'"]),
+        (["list", "-n"], ["error: option '-n' requires an argument", "hint: see 'kubectl machinepool list --help'"]),
+        (["-n", "x", "rollout", "undo", "p", "--to-revision"], ["error: option '--to-revision' requires an argument", "hint: see 'kubectl machinepool rollout undo --help'"]),
     ],
 )  # fmt: skip
 def test_usage_errors_are_an_error_and_a_hint(capsys, args: list[str], lines: list[str]) -> None:
