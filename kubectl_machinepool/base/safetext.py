@@ -66,5 +66,11 @@ def scrub(text: str) -> str:
     return "".join(parts)
 
 
+def uncoloured(text: str) -> str:
+    """scrub() for the lines this tool never colours (error:, hint:): a colour code there came
+    from a name the user typed or a server sent, and is shown, not obeyed or dropped."""
+    return text if text.isprintable() else _controls_shown(text)
+
+
 def _controls_shown(text: str) -> str:
     return _pattern(_UNSAFE_IN_OUTPUT).sub(_visible, text)

@@ -10,7 +10,7 @@ from typing import NoReturn
 import click
 
 from kubectl_machinepool.base.errors import ExitCode, Interrupted, MachinePoolError
-from kubectl_machinepool.base.safetext import scrub
+from kubectl_machinepool.base.safetext import uncoloured
 from kubectl_machinepool.base.spelling import closest, did_you_mean
 from kubectl_machinepool.cli.collector import rare_collections
 from kubectl_machinepool.cli.commands import CONTEXT_SETTINGS
@@ -190,9 +190,9 @@ def _run(argv: list[str] | None, env: Environment) -> object:
         code = err.exit_code
     except click.ClickException as err:
         message, hint = _usage(err, sys.argv[1:] if argv is None else argv)
-        click.echo(scrub(f"error: {message}"), err=True)
+        click.echo(uncoloured(f"error: {message}"), err=True)
         if hint:
-            click.echo(scrub(f"hint: {hint}"), err=True)
+            click.echo(uncoloured(f"hint: {hint}"), err=True)
         code = err.exit_code
     except click.Abort as err:
         # click turns Ctrl-C (and SIGTERM, SIGHUP: like_ctrl_c) into Abort; EOF at a prompt
@@ -203,13 +203,13 @@ def _run(argv: list[str] | None, env: Environment) -> object:
             click.echo("Aborted.", err=True)
             code = ExitCode.ERROR
     except MachinePoolError as err:
-        click.echo(scrub(f"error: {err.message}"), err=True)
+        click.echo(uncoloured(f"error: {err.message}"), err=True)
         if err.hint:
-            click.echo(scrub(f"hint: {err.hint}"), err=True)
+            click.echo(uncoloured(f"hint: {err.hint}"), err=True)
         code = err.exit_code
     except Interrupted as err:
         if err.report:
-            click.echo(scrub(f"interrupted: {err.report}"), err=True)
+            click.echo(uncoloured(f"interrupted: {err.report}"), err=True)
         code = err.exit_code
     except KeyboardInterrupt as err:
         code = exit_code(stopped_by(err))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubectl_machinepool.base.safetext import escape, scrub
+from kubectl_machinepool.base.safetext import escape, scrub, uncoloured
 
 HOSTILE = [
     "\x1b]0;owned\x07",  # OSC: window title
@@ -40,6 +40,26 @@ def test_escape_keeps_ordinary_text_and_folds_whitespace() -> None:
 def test_scrub_keeps_newlines_and_only_this_tools_colours() -> None:
     out = scrub("\x1b[32mRunning\x1b[0m \x1b]0;t\x07\nnext \x1b[1;31mX\n")
     assert out == "\x1b[32mRunning\x1b[0m \\x1b]0;t\\x07\nnext \\x1b[1;31mX\n"
+
+
+def test_uncoloured_shows_even_this_tools_colour_codes() -> None:
+    assert uncoloured('error: "asg-\x1b[31mworkers" not found\n') == (
+        'error: "asg-\\x1b[31mworkers" not found\n'
+    )
+    assert uncoloured("plain") == "plain"
+
+
+def test_a_typed_name_with_a_colour_code_is_shown_in_the_error_not_dropped() -> None:
+    """It was dropped: the error named "asg-workers" not found and hinted asg-workers."""
+    examples = Path(__file__).parents[3] / "examples"
+    done = subprocess.run(
+        [sys.executable, "-m", "kubectl_machinepool", "describe", "asg-\x1b[31mworkers", "-f",
+         str(examples), "--now", "2026-11-29T15:00:00Z"],
+        capture_output=True, check=False, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert 'error: machinepools.cluster.x-k8s.io "asg-\\x1b[31mworkers" not found' in done.stderr
+    assert "\x1b" not in done.stderr
 
 
 def _hostile_dump(tmp_path: Path) -> Path:
