@@ -22,7 +22,7 @@ from kubectl_machinepool.base.errors import (
     UsageError,
     pools_not_found,
 )
-from kubectl_machinepool.base.fields import dig, text
+from kubectl_machinepool.base.fields import RawObject, dig, text
 from kubectl_machinepool.base.records import record
 from kubectl_machinepool.kube.client import Kube
 from kubectl_machinepool.kube.deletefollow import follow
@@ -81,17 +81,37 @@ def note_on(snapshot: Snapshot, group: str, kind: str) -> str:
     return snapshot.note_for(group, kind) or f"cannot read {kind} objects"
 
 
+def _owning_pool(machines: list[RawObject], name: str) -> str | None:
+    """The MachinePool a Machine of that name says it belongs to (its controller owner)."""
+    for machine in machines:
+        if text(dig(machine, "metadata", "name")) != name:
+            continue
+        for ref in dig(machine, "metadata", "ownerReferences") or []:
+            if isinstance(ref, dict) and ref.get("kind") == "MachinePool":
+                return text(ref.get("name")) or None
+    return None
+
+
 def _one_target(
-    targets: list[Target], wanted: Wanted, namespace: str | None, snapshot: Snapshot
+    targets: list[Target], asked: DeleteMachine, namespace: str | None, snapshot: Snapshot
 ) -> Target:
+    wanted = asked.wanted
     where = f' in namespace "{namespace}"' if namespace else ""
     if not targets:
         hint = "kubectl machinepool describe lists each pool's instances"
-        machines = snapshot.of_kind(CAPI_GROUP, "Machine")
+        machines = list(snapshot.of_kind(CAPI_GROUP, "Machine"))
         names = {text(dig(m, "metadata", "name")) for m in machines}
         if wanted.machine and wanted.machine not in names:
             # No Machine of that name at all: kubectl's "not found", not a claim about its owner.
             raise NotFoundError(f"{wanted.display} not found{where}", hint=hint)
+        owner = _owning_pool(machines, wanted.machine) if wanted.machine else None
+        if owner and (asked.pool or asked.selector):
+            flag, value = ("--pool", asked.pool) if asked.pool else ("-l", asked.selector)
+            raise NotFoundError(
+                f"{wanted.display} is an instance of MachinePool {owner}, which {flag} {value} "
+                "leaves out",
+                hint=f"name its pool with --pool {owner}, or drop {flag}",
+            )
         if wanted.machine:
             hint = "a Machine of a MachineDeployment is deleted with kubectl delete machine"
         raise NotFoundError(f"{wanted.display} is no instance of a MachinePool{where}", hint=hint)
@@ -174,7 +194,7 @@ def _plan(ground: Ground, asked: DeleteMachine, warn: Report) -> Plan:
             f"{', '.join(unread)} could not be read",
             hint="see the warnings above; delete-machine needs to read them",
         )
-    target = _one_target(targets, asked.wanted, namespace, snapshot)
+    target = _one_target(targets, asked, namespace, snapshot)
     _readable(snapshot, target)
     request = asked.request
     permissions = ground.permissions(writes_for(target, request, now))

@@ -279,3 +279,21 @@ def test_hostile_dump_values_are_escaped_in_the_plan(
         heading, _, plan = result.out.partition("\n")
         assert escaped in heading
         assert escaped in plan or args not in shown, args
+
+
+@pytest.mark.parametrize("scope", [["--pool", "asg-workers"], ["-l", "team=none"]])
+def test_a_machine_of_a_pool_the_scope_leaves_out_names_its_pool(
+    capsys: pytest.CaptureFixture[str], scope: list[str]
+) -> None:
+    """It said the Machine was no instance of a MachinePool and hinted at MachineDeployments."""
+    result = run_cli(
+        capsys, "delete-machine", "vmss-workers-1", *scope, "-f", str(EXAMPLES), "--now", NOW,
+        "--dry-run=client",
+    )  # fmt: skip
+    assert result.code == 1
+    [error, hint] = result.err.splitlines()
+    assert error.startswith(
+        'error: machines.cluster.x-k8s.io "vmss-workers-1" is an instance of MachinePool '
+        f"vmss-workers, which {' '.join(scope)} leaves out"
+    )
+    assert hint == f"hint: name its pool with --pool vmss-workers, or drop {scope[0]}"
