@@ -283,11 +283,21 @@ class PoolPlan(Protocol):
     def planned(self) -> tuple[RawObject, ...]: ...
 
 
+def _refusals(plans: Sequence[PoolPlan]) -> list[str]:
+    """Each refusal, with its pool's name when several pools were asked for."""
+    named = len(plans) > 1
+    return [
+        f"MachinePool {plan.pool.pool.name}: {r}" if named else r
+        for plan in plans
+        for r in plan.refusals
+    ]
+
+
 def carry_out(
     kube: Kube, plans: Sequence[PoolPlan], dry_run: DryRun, ui: Callbacks
 ) -> Outcome | None:
     """Refuse, or confirm and send every plan's writes as one batch (undone together)."""
-    refuse([r for plan in plans for r in plan.refusals])
+    refuse(_refusals(plans))
     writes = tuple(w for plan in plans for w in plan.writes)
     planned = tuple(r for plan in plans for r in plan.planned)
     names = " ".join(p.pool.pool.name for p in plans)
@@ -302,7 +312,7 @@ def carry_out(
 def preview(plans: Sequence[PoolPlan], ui: Callbacks) -> None:
     """A client dry run with no cluster to send to (plans made from a dump): refuse as
     carry_out refuses, else list the writes as it lists them."""
-    refuse([r for plan in plans for r in plan.refusals])
+    refuse(_refusals(plans))
     listed(tuple(w for plan in plans for w in plan.writes), ui)
 
 

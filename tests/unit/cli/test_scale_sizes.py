@@ -34,3 +34,15 @@ def test_the_largest_size_plans(capsys) -> None:
     said = " ".join(result.out.split())
     assert "from 3 to 2147483647 replicas" in said
     assert "1=1 -> 715827883, 2=1 -> 715827882, 3=1 -> 715827882" in said
+
+
+def test_a_refusal_among_several_pools_names_its_pool(capsys) -> None:
+    result = run_cli(
+        capsys, "scale", "eks-default", "asg-workers", "--replicas", "50", "-f", EXAMPLES,
+        "--now", "2026-11-29T15:00:00Z", "--dry-run=client",
+    )  # fmt: skip
+    assert result.code == 3
+    assert result.err.startswith("error: refused: MachinePool eks-default: 50 is above its maximum")
+    one = run_cli(capsys, "scale", "eks-default", "--replicas", "50", "-f", EXAMPLES,
+                  "--now", "2026-11-29T15:00:00Z", "--dry-run=client")  # fmt: skip
+    assert one.err.startswith("error: refused: 50 is above its maximum")
