@@ -19,6 +19,9 @@ _UNIT_SECONDS = {
 }
 
 
+# What 0 means is the flag's own (no limit for a timeout, no grace for a grace): --help says it.
+_HINT = "use a number with a unit, e.g. 5s, 2m or 1m30s"
+
 # Go's time.Duration holds at most 2^63-1 nanoseconds; kubectl refuses anything longer.
 MAX_DURATION_SECONDS = (2**63 - 1) / 1e9
 
@@ -36,12 +39,12 @@ def parse_duration(text: str, flag: str) -> float | None:
         if not parts or "".join(n + u for n, u in parts) != value:
             raise UsageError(
                 f"invalid value {text!r} for {flag}",
-                hint="use a number with a unit, e.g. 5s, 2m or 1m30s (0 = no limit)",
+                hint=_HINT,
             )
         seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
     if seconds > MAX_DURATION_SECONDS:
         raise UsageError(
             f"invalid value {text!r} for {flag}: longer than a duration can be (about 292 years)",
-            hint="use a number with a unit, e.g. 5s, 2m or 1m30s (0 = no limit)",
+            hint=_HINT,
         )
     return seconds or None

@@ -375,6 +375,6 @@ def drain_timeout(value: str | None) -> timedelta | None:
         why = "would not bound the drain" if short else "is more than a Machine holds (2147483647s)"
         raise UsageError(
             f"--drain-timeout {value} {why}",
-            hint="give 1s to 68 years (Cluster API counts whole seconds; 0 means no limit)",
+            hint="give 1s to 68 years (Cluster API counts whole seconds, and takes 0 for no limit)",
         )
     return timedelta(seconds=seconds)
