@@ -79,7 +79,7 @@ def _renderers() -> None:
 @flags.rules
 @flags.access
 @flags.source
-@flags.output(["tree", "json", "yaml"])
+@flags.output(["tree", "json", "yaml"], tables=True)
 @flags.pass_env
 def describe_command(
     env: Environment,

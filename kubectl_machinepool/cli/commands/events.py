@@ -40,7 +40,7 @@ def _types(_ctx: click.Context, _param: click.Parameter, value: str | None) -> f
 @flags.watch
 @flags.access
 @flags.source
-@flags.output(["table", "json", "yaml"])
+@flags.output(["table", "json", "yaml"], tables=True)
 @flags.pass_env
 def events_command(
     env: Environment,

@@ -155,19 +155,22 @@ color = click.option(
 )
 
 
-def _output(format: str, no_headers: bool, color: ColorMode) -> OutputOptions:
+def _output(format: str, color: ColorMode, no_headers: bool = False) -> OutputOptions:
     name, _, template = format.partition("=")
     return OutputOptions(name, no_headers, color, template)
 
 
-def output(formats: Sequence[str], templates: Mapping[str, str] | None = None) -> Decorator:
-    """-o, --no-headers, --color; templates: the formats that take one (-o jsonpath=…), each
-    with what it takes (TEMPLATE, FILE)."""
+def output(
+    formats: Sequence[str], templates: Mapping[str, str] | None = None, *, tables: bool = False
+) -> Decorator:
+    """-o and --color, and --no-headers where the text output has tables; templates: the
+    formats that take one (-o jsonpath=…), each with what it takes (TEMPLATE, FILE)."""
     kind: click.ParamType[Any, Any] = click.Choice(formats)
     described = "Output format"
     if templates:
         kind = OutputFormat(formats, templates)
         described += ": " + ", ".join(kind.spelled)
+    headers = [click.option("--no-headers", is_flag=True, help="Do not print table headers")]
     return group(
         "output",
         [
@@ -180,7 +183,7 @@ def output(formats: Sequence[str], templates: Mapping[str, str] | None = None) -
                 show_default=True,
                 help=described,
             ),
-            click.option("--no-headers", is_flag=True, help="Do not print table headers"),
+            *(headers if tables else []),
             color,
         ],
         _output,

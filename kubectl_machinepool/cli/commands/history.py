@@ -23,7 +23,7 @@ from kubectl_machinepool.kube.access import AccessOptions
 )
 @flags.source
 @flags.access_named
-@flags.output(["table", "json", "yaml"])
+@flags.output(["table", "json", "yaml"], tables=True)
 @flags.pass_env
 def history_command(
     env: Environment,

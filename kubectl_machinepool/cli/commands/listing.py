@@ -38,7 +38,7 @@ TEMPLATES = {
 @flags.fleet
 @flags.access
 @flags.source
-@flags.output(FORMATS, TEMPLATES)
+@flags.output(FORMATS, TEMPLATES, tables=True)
 @flags.list_printing
 @flags.pass_env
 def list_command(

@@ -17,7 +17,7 @@ from kubectl_machinepool.kube.access import AccessOptions
     help="One row for every infra pool kind this tool knows, not only the kinds in use",
 )
 @flags.access
-@flags.output(["text", "json", "yaml"])
+@flags.output(["text", "json", "yaml"], tables=True)
 @flags.pass_env
 def providers_command(
     env: Environment, *, all_kinds: bool, access: AccessOptions, output: OutputOptions

@@ -361,3 +361,9 @@ def test_a_selector_on_a_write_is_a_usage_error(capsys, flag: list[str]) -> None
     assert result.code == 2, result.out
     assert result.err.startswith("error: unknown "), result.err
     assert "patched" not in result.out
+
+
+def test_no_headers_is_offered_only_where_the_text_has_tables() -> None:
+    """diagnose, diff-metadata, rollout status and diff took --no-headers and did nothing."""
+    offering = {c.name for c in every_command() if "no_headers" in {p.name for p in c.params}}
+    assert offering == {"list", "describe", "events", "history", "providers"}
