@@ -74,7 +74,7 @@ def events_command(
     from kubectl_machinepool.app import reading
     from kubectl_machinepool.model.events import EventRecord
     from kubectl_machinepool.render.events import event_doc, events_table
-    from kubectl_machinepool.render.structured import document_text
+    from kubectl_machinepool.render.structured import SCHEMA_VERSION, document_text
 
     def records(loaded: reading.Loaded) -> list[EventRecord]:
         _readable(loaded.snapshot)
@@ -86,7 +86,10 @@ def events_command(
         if output.format == "table":
             lines = events_table(shown, loaded.description.now, headers=headers)
             return "".join(line + "\n" for line in lines)
-        document = {"kind": "EventList", "items": [event_doc(e) for e in shown]}
+        # Not Kubernetes' EventList: each item is this tool's summary of one object's Event
+        # (describe's pools[].events), named by the object it is about.
+        items = [event_doc(e) for e in shown]
+        document = {"apiVersion": SCHEMA_VERSION, "kind": "MachinePoolEvents", "items": items}
         return document_text(document, output.format)
 
     if not watch:

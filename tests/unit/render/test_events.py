@@ -185,6 +185,11 @@ def test_the_events_command_lists_a_pool_s_timeline(capsys: pytest.CaptureFixtur
     assert lines[1].split()[:4] == ["19m", "Normal", "NodeNotReady", "Node/vmss-workers-000002"]
     assert lines[2].split()[:5] == ["19m", "(x2)", "Normal", "Starting", "Node/vmss-workers-000002"]
     document = json.loads(run_cli(capsys, "events", "-f", dump, "-o", "json").out)
+    # Not Kubernetes' EventList, whose items are Event objects: it once called itself that.
+    assert (document["apiVersion"], document["kind"]) == (
+        "kubectl-machinepool/v1alpha1",
+        "MachinePoolEvents",
+    )
     assert [(e["reason"], e["count"]) for e in document["items"]] == [
         ("NodeNotReady", 1),
         ("Starting", 2),
