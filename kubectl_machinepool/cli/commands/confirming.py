@@ -45,6 +45,12 @@ def from_dump(command: str, source: Source, dry_run: str) -> bool:
         if source.now is not None:
             raise UsageError("--now reads a dump as at a time: it needs -f", hint="drop --now")
         return False
+    if dry_run == "server":
+        # A usage error, as in fix: no cluster can dry-run a write to a file.
+        raise UsageError(
+            "--dry-run=server sends each write to a cluster; -f reads a dump",
+            hint="use --dry-run=client to see the plan made from the dump",
+        )
     if dry_run != "client":
         raise RefusedError(
             f"{command} changes a live cluster and cannot act on a dump (-f)",

@@ -120,7 +120,7 @@ def test_an_export_plans_as_the_dump_it_was_made_from(
     assert plan == dump.out.removeprefix(HEADING)
 
 
-@pytest.mark.parametrize("dry_run", [[], ["--dry-run=none"], ["--dry-run=server"]])
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run=none"]])
 @pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(c[:2]) for c in COMMANDS])
 def test_without_a_client_dry_run_a_dump_is_refused_in_one_line(
     args: list[str], dry_run: list[str], no_cluster: None, capsys
@@ -132,6 +132,19 @@ def test_without_a_client_dry_run_a_dump_is_refused_in_one_line(
     assert result.err == (
         f"error: {command} changes a live cluster and cannot act on a dump (-f)\n"
         "hint: add --dry-run=client to see the plan it would make from the dump, or drop -f\n"
+    )
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(c[:2]) for c in COMMANDS])
+def test_a_server_dry_run_of_a_dump_is_a_usage_error_as_in_fix(
+    args: list[str], no_cluster: None, capsys
+) -> None:
+    """It was exit 3 (refused) here and exit 2 in fix, for the same mistake."""
+    result = run_cli(capsys, *args, "-n", "capi-prod", "-f", str(EXAMPLES), "--dry-run=server")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "error: --dry-run=server sends each write to a cluster; -f reads a dump\n"
+        "hint: use --dry-run=client to see the plan made from the dump\n"
     )
 
 
