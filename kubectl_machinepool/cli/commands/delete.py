@@ -58,7 +58,11 @@ asked_group = flags.group(
     "asked",
     [
         click.argument(
-            "machine", required=False, metavar="[MACHINE]", shell_complete=suggest.machine_names
+            "machine",
+            required=False,
+            metavar="[MACHINE]",
+            shell_complete=suggest.machine_names,
+            callback=poolnames.machine_name,
         ),
         click.option(
             "--node",

@@ -192,6 +192,7 @@ def test_another_type_is_a_usage_error_naming_the_accepted_ones(
     assert says in error
     if "takes" in says:
         path = " ".join(command[:2] if command[0] == "rollout" else command[:1])
+        path += " --pool" if command[-1] == "--pool" else ""
         assert error.startswith(f"error: kubectl machinepool {path} takes MachinePools, not ")
     assert hint == (
         "hint: name a pool as NAME or TYPE/NAME, TYPE one of machinepool, machinepools, mp, "
@@ -367,3 +368,19 @@ def test_no_headers_is_offered_only_where_the_text_has_tables() -> None:
     """diagnose, diff-metadata, rollout status and diff took --no-headers and did nothing."""
     offering = {c.name for c in every_command() if "no_headers" in {p.name for p in c.params}}
     assert offering == {"list", "describe", "events", "history", "providers"}
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    ["machine/vmss-workers-1", "machines.cluster.x-k8s.io/vmss-workers-1", "ma/vmss-workers-1"],
+)
+def test_delete_machine_takes_a_machine_as_kubectl_get_machines_o_name_prints_it(
+    capsys, spelled: str
+) -> None:
+    args = ["-n", "capi-prod", "-f", EXAMPLES, "--now", NOW, "--dry-run=client"]
+    by_type = run_cli(capsys, "delete-machine", spelled, *args)
+    assert by_type == run_cli(capsys, "delete-machine", "vmss-workers-1", *args)
+    assert by_type.code == 0, by_type.err
+    other = run_cli(capsys, "delete-machine", "mp/vmss-workers-1", *args)
+    assert other.code == 2
+    assert other.err.startswith("error: delete-machine takes Machines, not 'mp'")
