@@ -72,14 +72,19 @@ def load_connection(
     env = os.environ if env is None else env
     paths = kubeconfig_paths(kubeconfig, env)
     if paths:
-        config = read_files(paths)
-        chosen = context or config.current_context
-        if not chosen:
-            raise ConfigError(
-                f"current-context is not set in {config.source}",
-                hint="pass --context NAME, or run: kubectl config use-context NAME",
-            )
-        return _connect(config, chosen, trusted=True, plugin_timeout=plugin_timeout)
+        try:
+            config = read_files(paths)
+            chosen = context or config.current_context
+            if not chosen:
+                raise ConfigError(
+                    f"current-context is not set in {config.source}",
+                    hint="pass --context NAME, or run: kubectl config use-context NAME",
+                )
+            return _connect(config, chosen, trusted=True, plugin_timeout=plugin_timeout)
+        except ConfigError as err:
+            # The user's own files: what kubectl reads from them is the first thing to see.
+            err.hint = err.hint or "kubectl config view --minify shows what kubectl reads there"
+            raise
     if env.get("KUBERNETES_SERVICE_HOST") and env.get("KUBERNETES_SERVICE_PORT"):
         return _in_cluster(env, service_account_dir)
     raise ConfigError(

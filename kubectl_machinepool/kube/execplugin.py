@@ -149,7 +149,11 @@ def _start(
                 start_new_session=not interactive,
             )
         except OSError as err:
-            raise ConfigError(f"{failed}: {err.strerror or err}", hint=HINT) from err
+            # The executable, never its arguments (they may name an account or a role).
+            named = escape(shlex.quote(argv[0]))
+            raise ConfigError(
+                f"{failed}: cannot run {named}: {err.strerror or err}", hint=HINT
+            ) from err
         _running.processes[process.pid] = (process, not interactive)
     return process
 

@@ -131,3 +131,15 @@ def test_ctrl_c_stops_the_plugin_with_all_it_started(scripts: Path, fleet: bool)
 
     assert tool.returncode == ExitCode.INTERRUPTED
     assert left_running(started) == []
+
+
+def test_a_plugin_that_cannot_be_started_is_named(tmp_path: Path) -> None:
+    """It said only 'No such file or directory', not which executable."""
+    missing = tmp_path / "no-such-plugin"
+    config = kubeconfig(tmp_path / "config.yaml", missing)
+    error = raised(lambda: load_connection(str(config), None, {}, plugin_timeout=5))
+    assert isinstance(error, ConfigError)
+    assert error.message == (
+        f'getting credentials for context "eks" failed: cannot run {missing}: '
+        "No such file or directory"
+    )

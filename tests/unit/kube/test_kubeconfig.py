@@ -453,3 +453,24 @@ current-context: x
 """)
     with pytest.raises(ConfigError, match=r"excessive aliasing|impersonation entries"):
         load_connection(str(path), None, env_with(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("apiVersion: v1\nclusters: [\n", "cannot parse"),
+        ("just a string\n", "is not a kubeconfig"),
+        (
+            "current-context: c\ncontexts: [{name: c, context: {cluster: nope, user: u}}]\n"
+            "users: [{name: u, user: {token: t}}]\n",
+            "names no cluster server",
+        ),
+    ],
+)
+def test_a_broken_kubeconfig_says_where_to_look(tmp_path: Path, text: str, message: str) -> None:
+    """These once had no hint at all: the one-line error style promises one."""
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message) as err:
+        load_connection(str(path), None, env_with(tmp_path))
+    assert err.value.hint == "kubectl config view --minify shows what kubectl reads there"
