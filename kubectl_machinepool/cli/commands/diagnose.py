@@ -253,13 +253,19 @@ def explain_command(env: Environment, code: str | None, list_all: bool) -> None:
     from kubectl_machinepool.diagnostics.rules import BY_CODE, RULES
     from kubectl_machinepool.render.findings import explain, explain_list
 
-    if list_all or not code:
+    if list_all and code is not None:
+        raise UsageError(
+            "--list lists every rule: it takes no CODE",
+            hint=f"run: kubectl machinepool explain {code}",
+        )
+    if code is None or list_all:
         env.out(explain_list(RULES), nl=False)
         return
     wanted = code.strip().upper()
     rule = BY_CODE.get(wanted) or next((r for r in RULES if r.rule.upper() == wanted), None)
-    if rule is None:
+    if rule is None or not wanted:
         raise NotFoundError(
-            f"no rule {code}", hint="kubectl machinepool explain --list shows them all"
+            f"no rule {code.strip() or repr(code)}",
+            hint="kubectl machinepool explain --list shows them all",
         )
     env.out(explain(rule, width=env.width), nl=False)

@@ -322,3 +322,18 @@ def test_a_name_beside_a_selector_is_refused_as_kubectl_refuses_it(
     assert result.code == 2, result.err
     assert result.err.startswith("error: name cannot be provided when a selector is specified")
     assert "not found" not in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "error"),
+    [
+        (["explain", ""], 1, "error: no rule ''"),
+        (["explain", "--list", "MP0101"], 2, "error: --list lists every rule: it takes no CODE"),
+    ],
+)
+def test_explain_does_not_drop_what_it_was_given(
+    capsys: pytest.CaptureFixture[str], args: list[str], code: int, error: str
+) -> None:
+    """An empty CODE explained MP0001 (whose rule letter is empty) and --list dropped a CODE."""
+    result = run_cli(capsys, *args)
+    assert (result.code, result.out, result.err.splitlines()[0]) == (code, "", error)
