@@ -13,7 +13,7 @@ import click
 
 from kubectl_machinepool.app.options import Source
 from kubectl_machinepool.base.durations import parse_duration
-from kubectl_machinepool.base.errors import MachinePoolError
+from kubectl_machinepool.base.errors import MachinePoolError, UsageError
 from kubectl_machinepool.cli.commands import confirming, poolwrites
 from kubectl_machinepool.cli.environment import Environment
 from kubectl_machinepool.kube.access import AccessOptions
@@ -132,6 +132,11 @@ def write_and_follow(
     from kubectl_machinepool.app.carrying import DryRun
 
     follow_for = parse_duration(flags.timeout, "--timeout")
+    if follow_for is not None and not flags.wait:
+        raise UsageError(
+            "--timeout bounds following the rollout, which --no-wait does not do",
+            hint="drop --timeout, or --no-wait",
+        )
     window = timedelta(seconds=parse_duration(flags.stuck_after, "--stuck-after") or 0)
     ui = confirming.callbacks(env, flags.yes)
     carry = upgrading.Carry(DryRun(flags.dry_run), flags.wait, follow_for, window)

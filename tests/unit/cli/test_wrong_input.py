@@ -337,3 +337,18 @@ def test_explain_does_not_drop_what_it_was_given(
     """An empty CODE explained MP0001 (whose rule letter is empty) and --list dropped a CODE."""
     result = run_cli(capsys, *args)
     assert (result.code, result.out, result.err.splitlines()[0]) == (code, "", error)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["upgrade", "vmss-workers", "--version", "v1.34.1"], ["rollout", "undo", "vmss-workers"]],
+)
+def test_a_timeout_for_a_rollout_not_followed_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    """--no-wait --timeout 5m was taken and the timeout ignored."""
+    result = run_cli(capsys, *args, "--no-wait", "--timeout", "5m", "--yes")
+    assert result.code == 2
+    assert result.err.startswith(
+        "error: --timeout bounds following the rollout, which --no-wait does not do"
+    )
