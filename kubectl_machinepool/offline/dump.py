@@ -13,6 +13,7 @@ in one `error:` line, never in a traceback, a hang or a memory blow-up in a late
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -26,9 +27,9 @@ from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
 from kubectl_machinepool.base.inputfiles import Budget, decoded, read_file, read_stdin
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
+from kubectl_machinepool.offline.jsonyaml import Loader
 
 SUFFIXES = (".yaml", ".yml", ".json")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Far deeper than any Kubernetes object (a CRD's schema included); the parsers and the YAML
 # composer recurse, so past this a dump is refused before any stack runs out.
@@ -101,9 +102,21 @@ def _check_values(doc: Any, source: str, *, shared: bool) -> None:
         level, depth = below, depth + 1
 
 
+def _not_a_number(word: str) -> float:
+    """Python's JSON reader takes NaN and Infinity, which JSON (and the API server) does not."""
+    raise ValueError(f"{word} is no JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is beyond a JSON number's range")
+    return value
+
+
 def _json_stream(content: str) -> Iterator[Any]:
     """JSON values one after another, as `kubectl get -o json a; kubectl get -o json b` writes."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_constant=_not_a_number, parse_float=_finite)
     position = 0
     while True:
         while position < len(content) and content[position].isspace():
@@ -157,7 +170,7 @@ def _expanded_size(root: yaml.Node, source: str) -> int:
 
 def _yaml_stream(content: str, source: str) -> Iterator[Any]:
     """yaml.load_all, except that each document's node graph is measured before it is built."""
-    loader = _Loader(content)
+    loader = Loader(content)
     # Without an anchor there is no alias: the graph is a tree, which _check_values measures.
     aliased = "&" in content
     budget = ALIAS_EXPANSION * len(content) + ALIAS_FLOOR

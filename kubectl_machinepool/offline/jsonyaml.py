@@ -1,0 +1,85 @@
+"""YAML read as the API server reads it: into what JSON can hold, and nothing else.
+
+Kubernetes turns YAML into JSON before it looks at it, so an object only ever holds mappings
+with string keys, lists, strings, finite numbers, booleans and null. PyYAML's SafeLoader also
+makes dates, timestamps, bytes (!!binary), sets (!!set), ordered pairs (!!omap, !!pairs), keys
+that are numbers, booleans or null, and NaN or infinity: every later stage (JSON output, sorting
+keys, string methods on keys) would have to expect them. Here they never get that far:
+
+- a timestamp or date, plain or tagged, stays the text it was written as;
+- a key that is not a string becomes the text JSON would give it (`true`, `1`, `null`);
+- bytes, sets, ordered pairs and non-finite numbers are refused with one error line, as no
+  `kubectl get -o yaml` writes them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import yaml
+
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_REFUSED = {
+    "tag:yaml.org,2002:binary": "bytes (!!binary)",
+    "tag:yaml.org,2002:set": "a set (!!set)",
+    "tag:yaml.org,2002:omap": "ordered pairs (!!omap)",
+    "tag:yaml.org,2002:pairs": "ordered pairs (!!pairs)",
+}
+
+
+class NotJSON(yaml.YAMLError):
+    """A value JSON cannot hold: the dump is refused, as the API server would refuse it."""
+
+
+def _key(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return "true" if value is True else "false" if value is False else "null"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(_finite(value))
+    raise NotJSON(f"a mapping key that is not text ({type(value).__name__})")
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise NotJSON(f"a number JSON cannot hold ({value})")
+    return value
+
+
+class Loader(_Base):  # type: ignore[misc]
+    """SafeLoader, less what JSON cannot hold (module docstring)."""
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[str, Any]:
+        # Keys become text as each is read: in a Python dict True and 1 would be one key.
+        if not isinstance(node, yaml.MappingNode):
+            raise NotJSON(f"expected a mapping, found {type(node).__name__}")
+        self.flatten_mapping(node)  # merge keys (<<), as SafeLoader reads them
+        return {
+            _key(self.construct_object(key, deep=deep)): self.construct_object(value, deep=deep)
+            for key, value in node.value
+        }
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        return _finite(super().construct_yaml_float(node))
+
+    def construct_yaml_timestamp_as_text(self, node: yaml.ScalarNode) -> str:
+        return str(self.construct_scalar(node))
+
+    def refuse(self, node: yaml.Node) -> None:
+        raise NotJSON(f"{_REFUSED[node.tag]}, which JSON and Kubernetes objects cannot hold")
+
+
+# Plain scalars that look like dates are strings, as the API server reads them.
+Loader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != _TIMESTAMP]
+    for first, resolvers in _Base.yaml_implicit_resolvers.items()
+}
+Loader.add_constructor("tag:yaml.org,2002:float", Loader.construct_yaml_float)
+Loader.add_constructor(_TIMESTAMP, Loader.construct_yaml_timestamp_as_text)
+for _tag in _REFUSED:
+    Loader.add_constructor(_tag, Loader.refuse)
