@@ -120,7 +120,7 @@ _QUANTITY = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[+-]?[0-9
 _DECIMAL_SUFFIXES = {"": 0, "n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12}
 _DECIMAL_SUFFIXES |= {"P": 15, "E": 18}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
+_EXPONENT = re.compile(r"[eE]([+-]?[0-9]{1,19})")  # int() of more digits is refused
 
 
 def quantity(text: str) -> Decimal | None:

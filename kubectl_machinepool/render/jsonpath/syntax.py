@@ -13,7 +13,7 @@ HINT = (
 )
 # Ends a field name or an identifier.
 _TERMINATORS = frozenset(" \t\r\n.,[]$@{}")
-_INT = re.compile(r"[+-]?[0-9]+")
+_INT = re.compile(r"[+-]?[0-9]{1,19}")  # an int64 has 19 digits; int() of thousands raises
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
 _DICT_KEY = re.compile(r"'([^']*)'")
 _SLICE = re.compile(r"(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?")

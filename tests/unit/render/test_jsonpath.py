@@ -372,6 +372,7 @@ def test_sort_by_compares_quantities_by_amount_and_other_strings_as_text() -> No
         ("1mi", None),
         ("1ee5", None),
         ("v1.33.4", None),
+        ("1e" + "9" * 4301, None),  # int() of so many digits raised: not a quantity
     ],
 )
 def test_quantities_read_as_kubernetes_reads_them(text: str, amount: Decimal | None) -> None:
@@ -389,3 +390,16 @@ def test_sort_by_refuses_what_kubectl_cannot_sort() -> None:
         with pytest.raises(TemplateError, match=f"cannot sort by {{.v}}: it finds {found}"):
             order(items, ".v")
     assert order([], ".x") == []
+
+
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    "template",
+    [f"{{.items[{HUGE}]}}", f"{{.items[1:{HUGE}]}}", f"{{.items[?(@.x=={HUGE})]}}", f"{{{HUGE}}}"],
+)
+def test_a_number_of_thousands_of_digits_is_a_template_error(template: str) -> None:
+    """int() refuses over 4300 digits with a ValueError, which came out as a traceback."""
+    with pytest.raises(TemplateError):
+        parse(template)
