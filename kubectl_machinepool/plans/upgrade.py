@@ -10,6 +10,7 @@ derived is a refusal naming it. Pure: a pool, its objects and the request in, a 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -117,7 +118,8 @@ def field_plan(
                 )
             )
         else:
-            now = f"{field.path}={current[0]!r}" if current else f"{field.path} (unset)"
+            shown = json.dumps(current[0], ensure_ascii=False) if current else ""
+            now = f"{field.path}={shown}" if current else f"{field.path} (unset)"
             refusals.append(
                 f"{obj} runs the release its {now} names, not the MachinePool's version: give "
                 f"the new one with --set {field.path}=VALUE"

@@ -21,10 +21,12 @@ def kubectl_name(name: str) -> str:
     return f"machinepool.cluster.x-k8s.io/{escape(name)}"
 
 
-def value_text(value: Value | dict[str, Any]) -> str:
+def value_text(value: Value | list[Any]) -> str:
+    """A field's value in a plan or a revision: objects and lists as compact JSON, never as
+    Python writes them."""
     if value is None:
         return "(unset)"
-    if isinstance(value, dict):
+    if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return str(value)
 

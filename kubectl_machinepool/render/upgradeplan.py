@@ -3,15 +3,10 @@ checks, the writes in order."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubectl_machinepool.plans.upgrade import UpgradePlan
 from kubectl_machinepool.render.color import Palette
+from kubectl_machinepool.render.history import value_text
 from kubectl_machinepool.render.plans import check_lines, wrapped, write_lines
-
-
-def _value(value: Any) -> str:
-    return "(unset)" if value is None else str(value)
 
 
 def render_plan(plan: UpgradePlan, palette: Palette, *, width: int | None = None) -> str:
@@ -20,14 +15,14 @@ def render_plan(plan: UpgradePlan, palette: Palette, *, width: int | None = None
     infra = ref.kind if ref else "no infra pool"
     title = (
         f"Upgrade MachinePool {mp.namespace}/{mp.name} (Cluster {mp.cluster}, {infra}) "
-        f"from {_value(mp.version)} to {plan.target}"
+        f"from {value_text(mp.version)} to {plan.target}"
     )
     lines = [*wrapped(title, "", "    ", width), "", "Changes:"]
     version = f"MachinePool {mp.namespace}/{mp.name} spec.template.spec.version"
-    lines += wrapped(f"{version}: {_value(mp.version)} -> {plan.target}", "  ", "      ", width)
+    lines += wrapped(f"{version}: {value_text(mp.version)} -> {plan.target}", "  ", "      ", width)
     for change in plan.fields.changes:
         text = (
-            f"{change.obj} {change.path}: {_value(change.current)} -> {_value(change.new)} "
+            f"{change.obj} {change.path}: {value_text(change.current)} -> {value_text(change.new)} "
             f"({change.how})"
         )
         lines += wrapped(text, "  ", "      ", width)

@@ -310,3 +310,21 @@ def test_a_machine_of_a_pool_the_scope_leaves_out_names_its_pool(
         f"vmss-workers, which {' '.join(scope)} leaves out"
     )
     assert hint == f"hint: name its pool with --pool vmss-workers, or drop {scope[0]}"
+
+
+def test_an_object_value_in_a_plan_is_json_not_python(capsys, tmp_path: Path) -> None:
+    """The upgrade plan printed {'id': '/subscriptions/...'}, Python's spelling."""
+    dump = tmp_path / "pool.yaml"
+    dump.write_text(
+        "apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachinePool\nmetadata: {name: p, namespace: n}\n"
+        "spec: {clusterName: c, replicas: 1, template: {spec: {version: v1.33.4, infrastructureRef:"
+        " {apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureMachinePool, name: p}}}}\n---\n"
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureMachinePool\n"
+        "metadata: {name: p, namespace: n}\nspec: {template: {image: {id: /subscriptions/x/y}}}\n"
+    )
+    result = run_cli(
+        capsys, "upgrade", "p", "-n", "n", "--version", "v1.34.0", "--set", "spec.template.image=",
+        "--dry-run=client", "-f", str(dump), "--now", NOW,
+    )  # fmt: skip
+    said = " ".join(result.out.split())
+    assert 'spec.template.image: {"id":"/subscriptions/x/y"} -> (unset)' in said, result.out
