@@ -49,6 +49,7 @@ def parse_now(value: str | None) -> datetime | None:
     parsed = parse_time(value)
     if parsed is None:
         raise UsageError(
-            f"invalid value {value!r} for --now", hint="use RFC 3339, e.g. 2026-11-29T15:00:00Z"
+            f"invalid value {value!r} for --now",
+            hint="use RFC 3339 before the year 9001, e.g. 2026-11-29T15:00:00Z",
         )
     return parsed
