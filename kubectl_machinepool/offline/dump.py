@@ -114,9 +114,16 @@ def _finite(text: str) -> float:
     return value
 
 
+def _int64(text: str) -> int:
+    # Before int(): Python's own refusal past 4300 digits names sys.set_int_max_str_digits.
+    if len(text.lstrip("-")) > len(str(2**63)):
+        raise ValueError("a number does not fit in 64 bits")
+    return int(text)
+
+
 def _json_stream(content: str) -> Iterator[Any]:
     """JSON values one after another, as `kubectl get -o json a; kubectl get -o json b` writes."""
-    decoder = json.JSONDecoder(parse_constant=_not_a_number, parse_float=_finite)
+    decoder = json.JSONDecoder(parse_constant=_not_a_number, parse_float=_finite, parse_int=_int64)
     position = 0
     while True:
         while position < len(content) and content[position].isspace():
@@ -207,7 +214,20 @@ def _documents(source: str, content: str) -> Iterator[Any]:
     except (ValueError, yaml.YAMLError) as err:
         if "maximum nesting depth" in str(err):  # libyaml's own limit
             raise _too_deep(source) from err
-        raise MachinePoolError(f"cannot parse {source}: {err}".splitlines()[0]) from err
+        raise MachinePoolError(f"cannot parse {source}: {_reason(err)}") from err
+    except (LookupError, ArithmeticError) as err:
+        # PyYAML's own constructors fail so on a tag over what it cannot hold: `!!bool maybe`,
+        # an empty `!!int`, a base-60 float past a double.
+        raise MachinePoolError(f"cannot parse {source}: a value its YAML tag cannot hold") from err
+
+
+def _reason(err: Exception) -> str:
+    """One line: the problem and where, not the first line of PyYAML's several."""
+    if isinstance(err, yaml.MarkedYAMLError) and err.problem:
+        mark = err.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        return f"{err.problem}{where}"
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
 def read_documents(source: str, content: str) -> list[Any]:

@@ -7,20 +7,23 @@ that are numbers, booleans or null, and NaN or infinity: every later stage (JSON
 keys, string methods on keys) would have to expect them. Here they never get that far:
 
 - a timestamp or date, plain or tagged, stays the text it was written as;
+- a plain base-60 number (`1:30`) stays text too;
 - a key that is not a string becomes the text JSON would give it (`true`, `1`, `null`);
-- bytes, sets, ordered pairs and non-finite numbers are refused with one error line, as no
-  `kubectl get -o yaml` writes them.
+- bytes, sets, ordered pairs, non-finite numbers and explicitly tagged base-60 numbers are
+  refused with one error line, as no `kubectl get -o yaml` writes them.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import yaml
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_BASE_60 = "(?::[0-5]?[0-9])+"
 _REFUSED = {
     "tag:yaml.org,2002:binary": "bytes (!!binary)",
     "tag:yaml.org,2002:set": "a set (!!set)",
@@ -45,6 +48,11 @@ def _key(value: object) -> str:
     raise NotJSON(f"a mapping key that is not text ({type(value).__name__})")
 
 
+def _not_base_60(node: yaml.ScalarNode) -> None:
+    if ":" in str(node.value):  # only an explicit !!int or !!float gets here with one
+        raise NotJSON(f"a base-60 number ({node.tag}), which JSON does not have")
+
+
 def _finite(value: float) -> float:
     if not math.isfinite(value):
         raise NotJSON(f"a number JSON cannot hold ({value})")
@@ -64,7 +72,12 @@ class Loader(_Base):  # type: ignore[misc]
             for key, value in node.value
         }
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        _not_base_60(node)
+        return super().construct_yaml_int(node)  # type: ignore[no-any-return]
+
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        _not_base_60(node)
         return _finite(super().construct_yaml_float(node))
 
     def construct_yaml_timestamp_as_text(self, node: yaml.ScalarNode) -> str:
@@ -74,11 +87,34 @@ class Loader(_Base):  # type: ignore[misc]
         raise NotJSON(f"{_REFUSED[node.tag]}, which JSON and Kubernetes objects cannot hold")
 
 
-# Plain scalars that look like dates are strings, as the API server reads them.
-Loader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != _TIMESTAMP]
-    for first, resolvers in _Base.yaml_implicit_resolvers.items()
-}
+def _without_base_60(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """YAML 1.1's int or float pattern less its base-60 form (`1:30` is 90 there): Kubernetes'
+    YAML reads `1:30` as text, and reading a long one costs time quadratic in its length."""
+    lines = pattern.pattern.removeprefix("^(?:").removesuffix(")$").split("\n")
+    kept = [line.strip().removeprefix("|") for line in lines if _BASE_60 not in line]
+    return re.compile("^(?:" + "|".join(kept) + ")$", pattern.flags)
+
+
+def _resolvers() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    """Plain scalars that look like dates or base-60 numbers stay text, as the API server
+    reads them."""
+    rebuilt: dict[int, re.Pattern[str]] = {}
+    found = {}
+    for first, resolvers in _Base.yaml_implicit_resolvers.items():
+        kept = []
+        for tag, pattern in resolvers:
+            if tag == _TIMESTAMP:
+                continue
+            if _BASE_60 in pattern.pattern:
+                kept.append((tag, rebuilt.setdefault(id(pattern), _without_base_60(pattern))))
+            else:
+                kept.append((tag, pattern))
+        found[first] = kept
+    return found
+
+
+Loader.yaml_implicit_resolvers = _resolvers()
+Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
 Loader.add_constructor("tag:yaml.org,2002:float", Loader.construct_yaml_float)
 Loader.add_constructor(_TIMESTAMP, Loader.construct_yaml_timestamp_as_text)
 for _tag in _REFUSED:

@@ -135,3 +135,32 @@ def test_a_hook_check_over_a_number_key(capsys: pytest.CaptureFixture[str], tmp_
     )  # fmt: skip
     assert "Traceback" not in result.err
     assert result.code in (0, 3), result.err
+
+
+def test_a_plain_base_60_number_is_text_and_a_long_one_is_read_at_once() -> None:
+    """YAML 1.1 reads 1:30 as 90, in time quadratic in its length (600 KB took 7.8 s)."""
+    [doc] = read_documents("x", "a: 1:30\nb: 190:20:30.15\nc: 0x1f\nd: 1_000\n")
+    assert doc == {"a": "1:30", "b": "190:20:30.15", "c": 31, "d": 1000}
+    [long] = read_documents("x", "a: 1" + ":59" * 200_000 + "\n")
+    assert long["a"].startswith("1:59:59")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("a: !!bool maybe\n", "a value its YAML tag cannot hold"),
+        ("a: !!int\n", "a value its YAML tag cannot hold"),
+        ("a: !!float _\n", "a value its YAML tag cannot hold"),
+        ("a: !!int 1:30\n", "a base-60 number"),
+        ("a:\n\tb: 1\n", "(line 2, column 1)"),
+        ('{"a": ' + "9" * 5000 + "}", "a number does not fit in 64 bits"),
+    ],
+)
+def test_what_pyyaml_and_json_refuse_their_own_way_is_one_plain_line(text: str, said: str) -> None:
+    """A KeyError, IndexError or OverflowError from PyYAML's constructors was a traceback, and
+    Python's own digit-limit text named sys.set_int_max_str_digits."""
+    with pytest.raises(MachinePoolError) as err:
+        read_documents("x", text)
+    assert err.value.message.startswith("cannot parse x: ")
+    assert said in err.value.message
+    assert "sys." not in err.value.message
