@@ -27,9 +27,11 @@ from kubectl_machinepool.base.fields import RawObject, dig, items, mapping, text
 from kubectl_machinepool.base.inputfiles import Budget, decoded, read_file, read_stdin
 from kubectl_machinepool.base.timeutil import format_time, parse_time
 from kubectl_machinepool.model.snapshot import Snapshot, WorkloadNodes
-from kubectl_machinepool.offline.jsonyaml import Loader
+from kubectl_machinepool.offline.jsonyaml import json_loader
 
 SUFFIXES = (".yaml", ".yml", ".json")
+# The parser, C when PyYAML has it; json_loader makes it read only what JSON holds.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Far deeper than any Kubernetes object (a CRD's schema included); the parsers and the YAML
 # composer recurse, so past this a dump is refused before any stack runs out.
@@ -177,7 +179,7 @@ def _expanded_size(root: yaml.Node, source: str) -> int:
 
 def _yaml_stream(content: str, source: str) -> Iterator[Any]:
     """yaml.load_all, except that each document's node graph is measured before it is built."""
-    loader = Loader(content)
+    loader = json_loader(_Loader)(content)
     # Without an anchor there is no alias: the graph is a tree, which _check_values measures.
     aliased = "&" in content
     budget = ALIAS_EXPANSION * len(content) + ALIAS_FLOOR

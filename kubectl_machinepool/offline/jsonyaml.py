@@ -15,13 +15,13 @@ keys, string methods on keys) would have to expect them. Here they never get tha
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any
 
 import yaml
 
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _BASE_60 = "(?::[0-5]?[0-9])+"
 _REFUSED = {
@@ -59,32 +59,42 @@ def _finite(value: float) -> float:
     return value
 
 
-class Loader(_Base):  # type: ignore[misc]
-    """SafeLoader, less what JSON cannot hold (module docstring)."""
+@functools.cache
+def json_loader(base: type) -> type:
+    """SafeLoader (C or Python: base), less what JSON cannot hold (module docstring)."""
 
-    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[str, Any]:
-        # Keys become text as each is read: in a Python dict True and 1 would be one key.
-        if not isinstance(node, yaml.MappingNode):
-            raise NotJSON(f"expected a mapping, found {type(node).__name__}")
-        self.flatten_mapping(node)  # merge keys (<<), as SafeLoader reads them
-        return {
-            _key(self.construct_object(key, deep=deep)): self.construct_object(value, deep=deep)
-            for key, value in node.value
-        }
+    class Loader(base):  # type: ignore[misc]
+        def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[str, Any]:
+            # Keys become text as each is read: in a Python dict True and 1 would be one key.
+            if not isinstance(node, yaml.MappingNode):
+                raise NotJSON(f"expected a mapping, found {type(node).__name__}")
+            self.flatten_mapping(node)  # merge keys (<<), as SafeLoader reads them
+            return {
+                _key(self.construct_object(key, deep=deep)): self.construct_object(value, deep)
+                for key, value in node.value
+            }
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        _not_base_60(node)
-        return super().construct_yaml_int(node)  # type: ignore[no-any-return]
+        def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+            _not_base_60(node)
+            return super().construct_yaml_int(node)  # type: ignore[no-any-return]
 
-    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
-        _not_base_60(node)
-        return _finite(super().construct_yaml_float(node))
+        def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+            _not_base_60(node)
+            return _finite(super().construct_yaml_float(node))
 
-    def construct_yaml_timestamp_as_text(self, node: yaml.ScalarNode) -> str:
-        return str(self.construct_scalar(node))
+        def construct_yaml_timestamp_as_text(self, node: yaml.ScalarNode) -> str:
+            return str(self.construct_scalar(node))
 
-    def refuse(self, node: yaml.Node) -> None:
-        raise NotJSON(f"{_REFUSED[node.tag]}, which JSON and Kubernetes objects cannot hold")
+        def refuse(self, node: yaml.Node) -> None:
+            raise NotJSON(f"{_REFUSED[node.tag]}, which JSON and Kubernetes objects cannot hold")
+
+    Loader.yaml_implicit_resolvers = _resolvers(base)
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+    Loader.add_constructor("tag:yaml.org,2002:float", Loader.construct_yaml_float)
+    Loader.add_constructor(_TIMESTAMP, Loader.construct_yaml_timestamp_as_text)
+    for tag in _REFUSED:
+        Loader.add_constructor(tag, Loader.refuse)
+    return Loader
 
 
 def _without_base_60(pattern: re.Pattern[str]) -> re.Pattern[str]:
@@ -95,27 +105,14 @@ def _without_base_60(pattern: re.Pattern[str]) -> re.Pattern[str]:
     return re.compile("^(?:" + "|".join(kept) + ")$", pattern.flags)
 
 
-def _resolvers() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+def _resolvers(base: Any) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
     """Plain scalars that look like dates or base-60 numbers stay text, as the API server
     reads them."""
-    rebuilt: dict[int, re.Pattern[str]] = {}
     found = {}
-    for first, resolvers in _Base.yaml_implicit_resolvers.items():
-        kept = []
-        for tag, pattern in resolvers:
-            if tag == _TIMESTAMP:
-                continue
-            if _BASE_60 in pattern.pattern:
-                kept.append((tag, rebuilt.setdefault(id(pattern), _without_base_60(pattern))))
-            else:
-                kept.append((tag, pattern))
-        found[first] = kept
+    for first, resolvers in base.yaml_implicit_resolvers.items():
+        found[first] = [
+            (tag, _without_base_60(pattern) if _BASE_60 in pattern.pattern else pattern)
+            for tag, pattern in resolvers
+            if tag != _TIMESTAMP
+        ]
     return found
-
-
-Loader.yaml_implicit_resolvers = _resolvers()
-Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
-Loader.add_constructor("tag:yaml.org,2002:float", Loader.construct_yaml_float)
-Loader.add_constructor(_TIMESTAMP, Loader.construct_yaml_timestamp_as_text)
-for _tag in _REFUSED:
-    Loader.add_constructor(_tag, Loader.refuse)
